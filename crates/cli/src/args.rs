@@ -1,0 +1,147 @@
+use crate::parse;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use poolbench_pool::StrategySpec;
+use poolbench_server::DelaySpec;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which connection strategy and which pool size give the most throughput at
+/// acceptable latency, and where does it break?
+#[derive(Parser, Debug)]
+#[command(name = "poolbench", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Drive a target through strategies × concurrency × pool sizes.
+    ///
+    /// Without TARGET, the built-in server is started in-process on a free
+    /// loopback port and a default grid runs (about a minute and a half).
+    Run(RunArgs),
+    /// Run the built-in target server (HTTP/1.1 and h2c on one port).
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct RunArgs {
+    /// Where to send load, e.g. http://127.0.0.1:8080/. Omit it to use the
+    /// built-in server.
+    pub(crate) target: Option<String>,
+
+    /// Strategies (repeat or comma list): per-request, shared,
+    /// round-robin:N, pool:N, elastic:N+M, take-or-create:N. A sized one
+    /// without a size takes each --pool size. [default: pool; built-in: all]
+    #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
+    pub(crate) strategy: Vec<StrategySpec>,
+
+    /// Closed-loop workers, one cell each. [default: 1,10,50,100]
+    #[arg(short, long, value_delimiter = ',', value_parser = parse::concurrency)]
+    pub(crate) concurrency: Vec<usize>,
+
+    /// Pool sizes for strategies given without one. [default: 4,16]
+    #[arg(long = "pool", value_delimiter = ',', value_parser = parse::pool_size)]
+    pub(crate) pool_sizes: Vec<usize>,
+
+    /// Measured time per cell. [default: 10s; built-in: 1500ms]
+    #[arg(short, long, value_parser = parse::duration)]
+    pub(crate) duration: Option<Duration>,
+
+    /// Warm-up per cell, not measured; its connections are kept.
+    /// [default: 2s; built-in: 500ms]
+    #[arg(long, value_parser = parse::duration)]
+    pub(crate) warmup: Option<Duration>,
+
+    /// Measured requests per cell instead of a duration (the duration, if
+    /// given, still caps the cell; otherwise the cap is 10 minutes).
+    #[arg(short = 'n', long, value_parser = parse::count)]
+    pub(crate) requests: Option<u64>,
+
+    /// Per-request timeout, after checkout.
+    #[arg(long, default_value = "10s", value_parser = parse::duration)]
+    pub(crate) timeout: Duration,
+
+    /// Longest wait for a pooled connection before the request fails.
+    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    pub(crate) checkout_timeout: Duration,
+
+    /// Connect timeout.
+    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    pub(crate) connect_timeout: Duration,
+
+    /// Load-generator threads. [default: number of cores]
+    #[arg(long, value_parser = parse::concurrency)]
+    pub(crate) threads: Option<usize>,
+
+    /// Write the full result as JSON to this file.
+    #[arg(short, long)]
+    pub(crate) output: Option<PathBuf>,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+
+    /// No progress bar.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+
+    /// Built-in server only: response delay (50ms, uniform(10ms,30ms),
+    /// lognormal(20ms,200ms)). [default: 1ms]
+    #[arg(long, value_parser = parse::delay)]
+    pub(crate) server_delay: Option<DelaySpec>,
+
+    /// Built-in server only: fraction of requests answered 500.
+    #[arg(long, default_value = "0", value_parser = parse::fraction)]
+    pub(crate) server_fail_rate: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Tables for people.
+    Text,
+    /// The full result as JSON.
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub(crate) listen: SocketAddr,
+
+    /// Response delay: a duration (50ms), uniform(10ms,30ms), or
+    /// lognormal(20ms,200ms) meaning median and p99.
+    #[arg(long, default_value = "0", value_parser = parse::delay)]
+    pub(crate) delay: DelaySpec,
+
+    /// Busy CPU work per request, e.g. 200us.
+    #[arg(long, default_value = "0s", value_parser = parse::duration)]
+    pub(crate) cpu: Duration,
+
+    /// Response body size in bytes.
+    #[arg(long, default_value_t = 13)]
+    pub(crate) body_size: usize,
+
+    /// Requests processed at once; excess requests wait.
+    #[arg(long, value_parser = parse::pool_size)]
+    pub(crate) max_inflight: Option<usize>,
+
+    /// Close keep-alive connections idle this long.
+    #[arg(long, default_value = "60s", value_parser = parse::duration)]
+    pub(crate) keepalive_timeout: Duration,
+
+    /// Close a connection after this many requests.
+    #[arg(long, value_parser = parse::count)]
+    pub(crate) max_requests_per_conn: Option<u64>,
+
+    /// Fraction of requests answered 500.
+    #[arg(long, default_value = "0", value_parser = parse::fraction)]
+    pub(crate) fail_rate: f64,
+
+    /// Server runtime threads. [default: number of cores]
+    #[arg(long, value_parser = parse::concurrency)]
+    pub(crate) threads: Option<usize>,
+}

@@ -1,0 +1,65 @@
+//! `poolbench`: the binary. Parses arguments, hands a plan to the engine and
+//! the result to the report; nothing here measures.
+#![forbid(unsafe_code)]
+
+mod args;
+mod parse;
+mod progress;
+mod run_cmd;
+mod serve_cmd;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// An error worth one line to the user, with the exit code it means.
+pub(crate) struct Failure {
+    pub(crate) message: String,
+    pub(crate) code: u8,
+}
+
+impl Failure {
+    /// Bad input: exit code 2.
+    pub(crate) fn input(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            message: message.to_string(),
+            code: 2,
+        }
+    }
+    /// Something failed while working: exit code 1.
+    pub(crate) fn runtime(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            message: message.to_string(),
+            code: 1,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
+            eprintln!("{}", line.trim_end());
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command {
+        args::Command::Run(a) => run_cmd::run(a),
+        args::Command::Serve(a) => serve_cmd::serve(a),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! Value parsers for clap: each error is one line naming what was wrong.
+use poolbench_pool::StrategySpec;
+use poolbench_server::DelaySpec;
+use std::time::Duration;
+
+pub(crate) fn duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 500ms, 10s, 2m"))
+}
+
+pub(crate) fn strategy(s: &str) -> Result<StrategySpec, String> {
+    s.parse()
+        .map_err(|e: poolbench_pool::SpecError| e.to_string())
+}
+
+pub(crate) fn concurrency(s: &str) -> Result<usize, String> {
+    at_least_one(s, "concurrency")
+}
+
+pub(crate) fn pool_size(s: &str) -> Result<usize, String> {
+    at_least_one(s, "pool size")
+}
+
+pub(crate) fn count(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("\"{s}\" is not a whole number")),
+    }
+}
+
+fn at_least_one(s: &str, what: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err(format!("{what} must be at least 1")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("{what} \"{s}\" is not a whole number")),
+    }
+}
+
+pub(crate) fn delay(s: &str) -> Result<DelaySpec, String> {
+    s.parse()
+        .map_err(|e: poolbench_server::ConfigError| e.to_string())
+}
+
+pub(crate) fn fraction(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if (0.0..=1.0).contains(&f) => Ok(f),
+        _ => Err(format!("\"{s}\" is not a fraction between 0 and 1")),
+    }
+}

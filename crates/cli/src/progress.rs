@@ -1,0 +1,48 @@
+//! The progress bar over the grid, on stderr, only for a terminal.
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use poolbench_engine::{CellResult, CellSpec, Events};
+use poolbench_report::fmt_rate;
+use std::io::IsTerminal;
+use std::time::Duration;
+
+pub(crate) struct Progress {
+    bar: ProgressBar,
+}
+
+impl Progress {
+    pub(crate) fn new(cells: usize, quiet: bool) -> Progress {
+        let bar = ProgressBar::new(cells as u64);
+        if quiet || !std::io::stderr().is_terminal() {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        } else {
+            let style = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} cells  ETA {eta}  {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+            bar.set_style(style);
+            bar.enable_steady_tick(Duration::from_millis(120));
+        }
+        Progress { bar }
+    }
+
+    pub(crate) fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Events for Progress {
+    fn cell_started(&self, _index: usize, _total: usize, cell: &CellSpec) {
+        self.bar.set_message(cell.label());
+    }
+
+    fn cell_finished(&self, _index: usize, _total: usize, result: &CellResult) {
+        self.bar.inc(1);
+        self.bar.println(format!(
+            "  {:<22} c={:<5} {:>10} req/s  {:.2}% errors",
+            result.strategy,
+            result.concurrency,
+            fmt_rate(result.throughput_rps),
+            result.error_rate() * 100.0
+        ));
+    }
+}

@@ -1,0 +1,135 @@
+use crate::args::{Format, RunArgs};
+use crate::progress::Progress;
+use crate::Failure;
+use poolbench_engine::{EngineError, Plan, ServerCounters, ServerProbe};
+use poolbench_pool::StrategySpec;
+use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
+use poolbench_targets::TargetSpec;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The grid the built-in server runs when nothing else is asked: every
+/// strategy, four loads, two pool sizes, about 90 s in all.
+const EMBEDDED_STRATEGIES: [StrategySpec; 6] = [
+    StrategySpec::PerRequest,
+    StrategySpec::Shared,
+    StrategySpec::RoundRobin(None),
+    StrategySpec::Pool(None),
+    StrategySpec::Elastic(None, None),
+    StrategySpec::TakeOrCreate(None),
+];
+
+pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
+    let embedded = a.target.is_none();
+    let mut server = None;
+    let target = match &a.target {
+        Some(url) => url.parse::<TargetSpec>().map_err(Failure::input)?,
+        None => {
+            let config = embedded_config(&a);
+            let s = EmbeddedServer::start(config.clone(), cores())
+                .map_err(|e| Failure::runtime(format!("cannot start the built-in server: {e}")))?;
+            let spec = TargetSpec::http(s.addr(), "/");
+            server = Some((s, config));
+            spec
+        }
+    };
+    let plan = plan(&a, target, embedded);
+    plan.validate().map_err(Failure::input)?;
+
+    let probe = server.as_ref().map(|(s, _)| StatsProbe(s.stats()));
+    let progress = Progress::new(plan.cells().len(), a.quiet);
+    let outcome = poolbench_engine::run(
+        &plan,
+        probe.as_ref().map(|p| p as &dyn ServerProbe),
+        &progress,
+    );
+    progress.finish();
+    let mut result = outcome.map_err(|e| match e {
+        EngineError::Runtime(_) => Failure::runtime(e),
+        _ => Failure::input(e),
+    })?;
+    if let Some((s, config)) = server {
+        result.target = format!("built-in server at http://{}/", s.addr());
+        result.server = serde_json::to_value(&config).ok();
+        s.shutdown();
+    }
+
+    if let Some(path) = &a.output {
+        std::fs::write(path, poolbench_report::render_json(&result))
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    match a.format {
+        Format::Text => print!("{}", poolbench_report::render_text(&result)),
+        Format::Json => println!("{}", poolbench_report::render_json(&result)),
+    }
+    Ok(())
+}
+
+fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
+    let mut plan = Plan::new(target);
+    if !a.strategy.is_empty() {
+        plan.strategies = a.strategy.clone();
+    } else if embedded {
+        plan.strategies = EMBEDDED_STRATEGIES.to_vec();
+    }
+    if !a.concurrency.is_empty() {
+        plan.concurrency = a.concurrency.clone();
+    }
+    if !a.pool_sizes.is_empty() {
+        plan.pool_sizes = a.pool_sizes.clone();
+    }
+    let (duration, warmup) = if embedded {
+        (Duration::from_millis(1500), Duration::from_millis(500))
+    } else {
+        (plan.duration, plan.warmup)
+    };
+    plan.duration = match (a.duration, a.requests) {
+        (Some(d), _) => d,
+        (None, Some(_)) => Duration::from_secs(600),
+        (None, None) => duration,
+    };
+    plan.warmup = a.warmup.unwrap_or(warmup);
+    plan.requests = a.requests;
+    plan.timeout = a.timeout;
+    plan.connect_timeout = a.connect_timeout;
+    plan.pool.checkout_timeout = a.checkout_timeout;
+    if let Some(n) = a.threads {
+        plan.threads = n;
+    }
+    plan
+}
+
+fn embedded_config(a: &RunArgs) -> ServerConfig {
+    ServerConfig {
+        listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        delay: a
+            .server_delay
+            .unwrap_or(DelaySpec::Fixed(Duration::from_millis(1))),
+        fail_rate: a.server_fail_rate,
+        ..ServerConfig::default()
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// The built-in server's counters, read in-process.
+struct StatsProbe(Arc<Stats>);
+
+impl ServerProbe for StatsProbe {
+    fn reset(&self) {
+        self.0.reset();
+    }
+    fn read(&self) -> ServerCounters {
+        let s = self.0.snapshot();
+        ServerCounters {
+            connections_accepted: s.connections_accepted,
+            connections_open: s.connections_open,
+            connections_peak: s.connections_peak,
+            requests: s.requests,
+            inflight_peak: s.inflight_peak,
+        }
+    }
+}

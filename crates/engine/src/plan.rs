@@ -1,0 +1,166 @@
+use poolbench_pool::{PoolConfig, StrategySpec};
+use poolbench_targets::TargetSpec;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+use thiserror::Error;
+
+/// Everything one run does. Serialized into the result as its config.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    /// Where the load goes.
+    pub target: TargetSpec,
+    /// Strategies as given; sized ones without a size take each of `pool_sizes`.
+    pub strategies: Vec<StrategySpec>,
+    /// Closed-loop worker counts.
+    pub concurrency: Vec<usize>,
+    /// Sizes for strategies given without one.
+    pub pool_sizes: Vec<usize>,
+    /// Measured time per cell (an upper bound when `requests` is set).
+    #[serde(with = "humantime_serde_compat")]
+    pub duration: Duration,
+    /// Time per cell before measuring; connections opened in it are kept.
+    #[serde(with = "humantime_serde_compat")]
+    pub warmup: Duration,
+    /// Measured requests per cell; `None`: run for `duration`.
+    pub requests: Option<u64>,
+    /// Per-request timeout (after checkout).
+    #[serde(with = "humantime_serde_compat")]
+    pub timeout: Duration,
+    /// Connect timeout.
+    #[serde(with = "humantime_serde_compat")]
+    pub connect_timeout: Duration,
+    /// Pool settings (checkout timeout, lifetimes).
+    pub pool: PoolConfig,
+    /// Load-generator runtime threads.
+    pub threads: usize,
+}
+
+/// A plan that cannot run.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error("concurrency must be at least 1")]
+    ZeroConcurrency,
+    #[error("pool size must be at least 1")]
+    ZeroPoolSize,
+    #[error("no strategies given")]
+    NoStrategies,
+    #[error("no concurrency levels given")]
+    NoConcurrency,
+    #[error("strategy \"{0}\" needs a size and --pool is empty")]
+    NoPoolSizes(String),
+    #[error("duration must be greater than zero")]
+    ZeroDuration,
+    #[error("--requests must be at least 1")]
+    ZeroRequests,
+    #[error("threads must be at least 1")]
+    ZeroThreads,
+}
+
+/// One cell of the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellSpec {
+    /// With its size filled in.
+    pub strategy: StrategySpec,
+    /// Closed-loop workers.
+    pub concurrency: usize,
+}
+
+impl CellSpec {
+    /// A short label for progress and tables.
+    pub fn label(&self) -> String {
+        format!("{} c={}", self.strategy, self.concurrency)
+    }
+}
+
+impl Plan {
+    /// A plan with the defaults for everything but the target.
+    pub fn new(target: TargetSpec) -> Plan {
+        Plan {
+            target,
+            strategies: vec![StrategySpec::Pool(None)],
+            concurrency: vec![1, 10, 50, 100],
+            pool_sizes: vec![4, 16],
+            duration: Duration::from_secs(10),
+            warmup: Duration::from_secs(2),
+            requests: None,
+            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            pool: PoolConfig::default(),
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        }
+    }
+
+    /// Check the plan; every error is one line.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.strategies.is_empty() {
+            return Err(PlanError::NoStrategies);
+        }
+        if self.concurrency.is_empty() {
+            return Err(PlanError::NoConcurrency);
+        }
+        if self.concurrency.contains(&0) {
+            return Err(PlanError::ZeroConcurrency);
+        }
+        if self.pool_sizes.contains(&0) {
+            return Err(PlanError::ZeroPoolSize);
+        }
+        if let Some(s) = self.strategies.iter().find(|s| s.needs_size()) {
+            if self.pool_sizes.is_empty() {
+                return Err(PlanError::NoPoolSizes(s.kind().to_string()));
+            }
+        }
+        if self.duration.is_zero() {
+            return Err(PlanError::ZeroDuration);
+        }
+        if self.requests == Some(0) {
+            return Err(PlanError::ZeroRequests);
+        }
+        if self.threads == 0 {
+            return Err(PlanError::ZeroThreads);
+        }
+        Ok(())
+    }
+
+    /// The grid, concurrency-major: every strategy (each pool size) at the
+    /// first concurrency, then the next.
+    pub fn cells(&self) -> Vec<CellSpec> {
+        let mut strategies = Vec::new();
+        for s in &self.strategies {
+            if s.needs_size() {
+                strategies.extend(self.pool_sizes.iter().map(|&n| s.with_size(n)));
+            } else {
+                strategies.push(*s);
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        strategies.retain(|s| seen.insert(*s));
+        self.concurrency
+            .iter()
+            .flat_map(|&c| {
+                strategies.iter().map(move |&strategy| CellSpec {
+                    strategy,
+                    concurrency: c,
+                })
+            })
+            .collect()
+    }
+
+    /// The longest a cell takes, for progress estimates.
+    pub fn cell_time(&self) -> Duration {
+        self.warmup + self.duration
+    }
+}
+
+/// Durations as human strings ("10s", "250ms") in the result JSON.
+mod humantime_serde_compat {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&humantime::format_duration(*d).to_string())
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        humantime::parse_duration(&s).map_err(serde::de::Error::custom)
+    }
+}

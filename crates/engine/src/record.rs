@@ -1,0 +1,126 @@
+//! Per-worker recording into HDR histograms, merged once per cell.
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use poolbench_targets::ErrorKind;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Latencies are recorded in nanoseconds; histograms auto-resize and never
+/// clip.
+pub(crate) fn new_histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant figures is a valid precision")
+}
+
+/// What one worker saw.
+pub(crate) struct Recorder {
+    pub(crate) latency: Histogram<u64>,
+    pub(crate) checkout: Histogram<u64>,
+    pub(crate) request: Histogram<u64>,
+    pub(crate) ok: u64,
+    pub(crate) errors: [u64; ErrorKind::ALL.len()],
+    pub(crate) warmup: u64,
+    pub(crate) outside: u64,
+    pub(crate) bytes: u64,
+    pub(crate) last_done: Option<Instant>,
+}
+
+impl Recorder {
+    pub(crate) fn new() -> Self {
+        Recorder {
+            latency: new_histogram(),
+            checkout: new_histogram(),
+            request: new_histogram(),
+            ok: 0,
+            errors: [0; ErrorKind::ALL.len()],
+            warmup: 0,
+            outside: 0,
+            bytes: 0,
+            last_done: None,
+        }
+    }
+
+    pub(crate) fn success(&mut self, checkout: Duration, request: Duration, bytes: u64) {
+        let c = checkout.as_nanos() as u64;
+        let r = request.as_nanos() as u64;
+        // Auto-resizing: recording only fails past u64 range.
+        let _ = self.checkout.record(c);
+        let _ = self.request.record(r);
+        let _ = self.latency.record(c + r);
+        self.ok += 1;
+        self.bytes += bytes;
+    }
+
+    pub(crate) fn error(&mut self, kind: ErrorKind) {
+        self.errors[kind as usize] += 1;
+    }
+
+    pub(crate) fn merge(&mut self, other: &Recorder) {
+        // Auto-resizing histograms of the same precision always merge.
+        let _ = self.latency.add(&other.latency);
+        let _ = self.checkout.add(&other.checkout);
+        let _ = self.request.add(&other.request);
+        self.ok += other.ok;
+        for (a, b) in self.errors.iter_mut().zip(other.errors) {
+            *a += b;
+        }
+        self.warmup += other.warmup;
+        self.outside += other.outside;
+        self.bytes += other.bytes;
+        self.last_done = self.last_done.max(other.last_done);
+    }
+}
+
+/// A latency distribution in microseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub count: u64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p999: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub stdev: f64,
+}
+
+impl Summary {
+    /// Summarize a nanosecond histogram in microseconds.
+    pub fn of(h: &Histogram<u64>) -> Summary {
+        if h.is_empty() {
+            return Summary::default();
+        }
+        let us = |ns: u64| ns as f64 / 1000.0;
+        Summary {
+            count: h.len(),
+            p50: us(h.value_at_quantile(0.5)),
+            p90: us(h.value_at_quantile(0.9)),
+            p99: us(h.value_at_quantile(0.99)),
+            p999: us(h.value_at_quantile(0.999)),
+            max: us(h.max()),
+            mean: h.mean() / 1000.0,
+            stdev: h.stdev() / 1000.0,
+        }
+    }
+}
+
+/// A histogram as base64 of the HdrHistogram V2 encoding.
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut buf)
+        .expect("writing to a Vec cannot fail");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+/// Decode what [`encode_histogram`] wrote.
+pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| format!("histogram is not base64: {e}"))?;
+    let mut h: Histogram<u64> = Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| format!("histogram does not decode: {e:?}"))?;
+    h.auto(true);
+    Ok(h)
+}

@@ -1,0 +1,125 @@
+use crate::machine::Machine;
+use crate::plan::Plan;
+use crate::probe::ServerCounters;
+use crate::record::{decode_histogram, encode_histogram, Summary};
+use hdrhistogram::Histogram;
+use poolbench_pool::MetricsSnapshot;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Bumped whenever a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Everything one `poolbench run` measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    /// The target URL, or `embedded` details.
+    pub target: String,
+    pub machine: Machine,
+    /// The effective plan.
+    pub config: Plan,
+    /// The built-in server's settings, when the run used it.
+    pub server: Option<serde_json::Value>,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: String,
+    pub cells: Vec<CellResult>,
+}
+
+/// One strategy at one concurrency.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CellResult {
+    pub strategy: String,
+    pub concurrency: usize,
+    pub pool_size: Option<usize>,
+    /// Measured seconds: the window after warm-up (to the last counted
+    /// completion when a request budget ran out first).
+    pub duration_s: f64,
+    /// Measured requests that completed, successful or not.
+    pub requests: u64,
+    /// Of those, successful.
+    pub ok: u64,
+    /// Requests during warm-up (not measured).
+    pub warmup_requests: u64,
+    /// Requests that completed after the measured window (or past the
+    /// request budget); not measured.
+    pub after_end: u64,
+    /// Requests still in flight when the cell's drain time ran out.
+    pub unfinished: u64,
+    pub errors: Errors,
+    /// Successful requests per second.
+    pub throughput_rps: f64,
+    /// Checkout wait plus request time, successful requests.
+    pub latency_us: Summary,
+    /// Time to get a connection (waiting, and connecting where needed).
+    pub checkout_wait_us: Summary,
+    /// Time from having a connection to the whole answer.
+    pub request_us: Summary,
+    pub connections: Connections,
+    /// The strategy's own counters over the whole cell.
+    pub pool: MetricsSnapshot,
+    /// The server's counters over the whole cell, where readable.
+    pub server: Option<ServerCounters>,
+    pub histograms: Histograms,
+}
+
+/// Errors counted by kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Errors {
+    pub total: u64,
+    pub by_kind: BTreeMap<String, u64>,
+}
+
+/// Client-side connection counts over the cell (warm-up included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Connections {
+    pub opened: u64,
+    pub closed: u64,
+    pub peak_open: u64,
+    /// Idle connections the strategy kept when the load stopped.
+    pub idle_at_end: u64,
+    /// Completed requests (warm-up included) per connection opened.
+    pub requests_per_connection: f64,
+}
+
+/// Raw histograms (nanoseconds, HdrHistogram V2, base64) for exact merging.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histograms {
+    pub latency_ns: String,
+    pub checkout_wait_ns: String,
+    pub request_ns: String,
+}
+
+impl Histograms {
+    pub(crate) fn of(
+        latency: &Histogram<u64>,
+        checkout: &Histogram<u64>,
+        request: &Histogram<u64>,
+    ) -> Self {
+        Histograms {
+            latency_ns: encode_histogram(latency),
+            checkout_wait_ns: encode_histogram(checkout),
+            request_ns: encode_histogram(request),
+        }
+    }
+
+    /// Decode the three histograms: latency, checkout wait, request.
+    pub fn decode(&self) -> Result<[Histogram<u64>; 3], String> {
+        Ok([
+            decode_histogram(&self.latency_ns)?,
+            decode_histogram(&self.checkout_wait_ns)?,
+            decode_histogram(&self.request_ns)?,
+        ])
+    }
+}
+
+impl CellResult {
+    /// Error rate over completed requests, 0..=1.
+    pub fn error_rate(&self) -> f64 {
+        if self.requests == 0 {
+            0.0
+        } else {
+            self.errors.total as f64 / self.requests as f64
+        }
+    }
+}

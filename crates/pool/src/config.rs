@@ -1,0 +1,65 @@
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Settings shared by every strategy. Each field states its default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PoolConfig {
+    /// Longest wait for a connection, including connecting. Default 30 s.
+    #[serde(with = "crate::config::millis")]
+    pub checkout_timeout: Duration,
+    /// Idle connections older than this are closed. Default 10 min; `None` never.
+    #[serde(with = "crate::config::opt_millis")]
+    pub idle_timeout: Option<Duration>,
+    /// Connections are closed this long after opening, give or take
+    /// `lifetime_jitter`. Default 30 min; `None` never.
+    #[serde(with = "crate::config::opt_millis")]
+    pub max_lifetime: Option<Duration>,
+    /// Fraction by which each connection's lifetime is randomly shortened or
+    /// lengthened, so that connections opened together do not expire
+    /// together. Default 0.1 (±10 %).
+    pub lifetime_jitter: f64,
+    /// How long an overflow connection (`elastic:N+M`) may stay idle before
+    /// it is closed. Default 1 s.
+    #[serde(with = "crate::config::millis")]
+    pub overflow_grace: Duration,
+}
+
+impl Default for PoolConfig {
+    fn default() -> Self {
+        PoolConfig {
+            checkout_timeout: Duration::from_secs(30),
+            idle_timeout: Some(Duration::from_secs(600)),
+            max_lifetime: Some(Duration::from_secs(1800)),
+            lifetime_jitter: 0.1,
+            overflow_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+pub(crate) mod millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(d.as_millis() as u64)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+pub(crate) mod opt_millis {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_millis() as u64)),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
+}

@@ -1,0 +1,95 @@
+use crate::exclusive::{Checkout, Exclusive};
+use crate::slots::{SlotGuard, Slots};
+use crate::tracked::Tracked;
+use crate::Connector;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+use tokio::sync::OwnedSemaphorePermit;
+
+/// A connection on loan. Dropping it gives the connection back (or closes it
+/// if it was marked broken); the capacity it held is freed either way.
+pub struct Lease<C: Connector> {
+    kind: Kind<C>,
+    broken: bool,
+}
+
+enum Kind<C: Connector> {
+    Exclusive {
+        owner: Arc<Exclusive<C>>,
+        conn: Option<Tracked<C::Conn>>,
+        // Dropped after the connection is back in the idle list, so the
+        // waiter this permit goes to finds it there.
+        _permit: Option<OwnedSemaphorePermit>,
+    },
+    Slot {
+        owner: Arc<Slots<C>>,
+        guard: SlotGuard<C::Conn>,
+    },
+}
+
+impl<C: Connector> Lease<C> {
+    pub(crate) fn exclusive(owner: Arc<Exclusive<C>>, c: Checkout<C::Conn>) -> Self {
+        Lease {
+            kind: Kind::Exclusive {
+                owner,
+                conn: Some(c.conn),
+                _permit: c.permit,
+            },
+            broken: false,
+        }
+    }
+
+    pub(crate) fn slot(owner: Arc<Slots<C>>, guard: SlotGuard<C::Conn>) -> Self {
+        Lease {
+            kind: Kind::Slot { owner, guard },
+            broken: false,
+        }
+    }
+
+    /// The connection failed: close it instead of giving it back.
+    pub fn mark_broken(&mut self) {
+        self.broken = true;
+    }
+
+    fn tracked(&self) -> &Tracked<C::Conn> {
+        match &self.kind {
+            Kind::Exclusive { conn, .. } => conn.as_ref(),
+            Kind::Slot { guard, .. } => guard.as_ref(),
+        }
+        .expect("a lease holds its connection until dropped")
+    }
+
+    fn tracked_mut(&mut self) -> &mut Tracked<C::Conn> {
+        match &mut self.kind {
+            Kind::Exclusive { conn, .. } => conn.as_mut(),
+            Kind::Slot { guard, .. } => guard.as_mut(),
+        }
+        .expect("a lease holds its connection until dropped")
+    }
+}
+
+impl<C: Connector> Deref for Lease<C> {
+    type Target = C::Conn;
+    fn deref(&self) -> &C::Conn {
+        &self.tracked().conn
+    }
+}
+
+impl<C: Connector> DerefMut for Lease<C> {
+    fn deref_mut(&mut self) -> &mut C::Conn {
+        &mut self.tracked_mut().conn
+    }
+}
+
+impl<C: Connector> Drop for Lease<C> {
+    fn drop(&mut self) {
+        match &mut self.kind {
+            Kind::Exclusive { owner, conn, .. } => {
+                if let Some(t) = conn.take() {
+                    owner.checkin(t, self.broken);
+                }
+            }
+            Kind::Slot { owner, guard } => owner.checkin(guard, self.broken),
+        }
+    }
+}

@@ -1,0 +1,128 @@
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Why a connection was closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CloseCause {
+    /// The connector said so, or a request on it failed.
+    Broken,
+    /// Idle longer than the idle timeout.
+    Idle,
+    /// Older than its (jittered) maximum lifetime.
+    Lifetime,
+    /// Above the number of connections the strategy keeps idle.
+    Overflow,
+    /// Closed by design: `per-request`, or the strategy was dropped.
+    Released,
+}
+
+/// Counters kept in atomics, readable at any time.
+#[derive(Default, Debug)]
+pub(crate) struct Metrics {
+    checkouts: AtomicU64,
+    waited: AtomicU64,
+    timeouts: AtomicU64,
+    connect_errors: AtomicU64,
+    opened: AtomicU64,
+    closed: [AtomicU64; 5],
+    open: AtomicU64,
+    peak_open: AtomicU64,
+    in_use: AtomicU64,
+    peak_in_use: AtomicU64,
+}
+
+impl Metrics {
+    pub(crate) fn checkout(&self, waited: bool) {
+        self.checkouts.fetch_add(1, Relaxed);
+        if waited {
+            self.waited.fetch_add(1, Relaxed);
+        }
+        let now = self.in_use.fetch_add(1, Relaxed) + 1;
+        self.peak_in_use.fetch_max(now, Relaxed);
+    }
+    pub(crate) fn checkin(&self) {
+        self.in_use.fetch_sub(1, Relaxed);
+    }
+    pub(crate) fn timeout(&self) {
+        self.timeouts.fetch_add(1, Relaxed);
+    }
+    pub(crate) fn connect_error(&self) {
+        self.connect_errors.fetch_add(1, Relaxed);
+    }
+    pub(crate) fn opened(&self) {
+        self.opened.fetch_add(1, Relaxed);
+        let now = self.open.fetch_add(1, Relaxed) + 1;
+        self.peak_open.fetch_max(now, Relaxed);
+    }
+    pub(crate) fn closed(&self, cause: CloseCause) {
+        self.closed[cause as usize].fetch_add(1, Relaxed);
+        self.open.fetch_sub(1, Relaxed);
+    }
+    pub(crate) fn open(&self) -> u64 {
+        self.open.load(Relaxed)
+    }
+
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        let closed = |c: CloseCause| self.closed[c as usize].load(Relaxed);
+        MetricsSnapshot {
+            checkouts: self.checkouts.load(Relaxed),
+            waited: self.waited.load(Relaxed),
+            timeouts: self.timeouts.load(Relaxed),
+            connect_errors: self.connect_errors.load(Relaxed),
+            opened: self.opened.load(Relaxed),
+            closed_broken: closed(CloseCause::Broken),
+            closed_idle: closed(CloseCause::Idle),
+            closed_lifetime: closed(CloseCause::Lifetime),
+            closed_overflow: closed(CloseCause::Overflow),
+            closed_released: closed(CloseCause::Released),
+            open: self.open.load(Relaxed),
+            peak_open: self.peak_open.load(Relaxed),
+            in_use: self.in_use.load(Relaxed),
+            peak_in_use: self.peak_in_use.load(Relaxed),
+        }
+    }
+}
+
+/// A copy of a strategy's counters at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MetricsSnapshot {
+    /// Leases handed out.
+    pub checkouts: u64,
+    /// Leases that had to wait for a connection to come free.
+    pub waited: u64,
+    /// Checkouts that gave up at the checkout timeout.
+    pub timeouts: u64,
+    /// Connection attempts that failed.
+    pub connect_errors: u64,
+    /// Connections opened.
+    pub opened: u64,
+    /// Closed because broken.
+    pub closed_broken: u64,
+    /// Closed after idling past the idle timeout.
+    pub closed_idle: u64,
+    /// Closed at the end of their lifetime.
+    pub closed_lifetime: u64,
+    /// Closed because more were idle than the strategy keeps.
+    pub closed_overflow: u64,
+    /// Closed by design (per-request) or when the strategy was dropped.
+    pub closed_released: u64,
+    /// Open now.
+    pub open: u64,
+    /// Most open at once.
+    pub peak_open: u64,
+    /// Leased now.
+    pub in_use: u64,
+    /// Most leased at once.
+    pub peak_in_use: u64,
+}
+
+impl MetricsSnapshot {
+    /// All connections closed, whatever the cause.
+    pub fn closed(&self) -> u64 {
+        self.closed_broken
+            + self.closed_idle
+            + self.closed_lifetime
+            + self.closed_overflow
+            + self.closed_released
+    }
+}

@@ -1,0 +1,151 @@
+use crate::error::SpecError;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A strategy by name, as users write it: `per-request`, `shared`,
+/// `round-robin:N`, `pool:N`, `elastic:N+M`, `take-or-create:N`.
+///
+/// Sized strategies may be written without a size (`pool`); the size is then
+/// filled in later with [`StrategySpec::with_size`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum StrategySpec {
+    /// Connect, one request, close.
+    PerRequest,
+    /// One connection for everything.
+    Shared,
+    /// N connections; request i goes to connection i mod N.
+    RoundRobin(Option<usize>),
+    /// Exclusive checkout of at most N connections, FIFO waiters.
+    Pool(Option<usize>),
+    /// `pool:N` plus up to M overflow connections closed after an idle grace.
+    Elastic(Option<usize>, Option<usize>),
+    /// Take an idle connection or open one; keep at most N idle.
+    TakeOrCreate(Option<usize>),
+}
+
+impl StrategySpec {
+    /// The name without a size.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StrategySpec::PerRequest => "per-request",
+            StrategySpec::Shared => "shared",
+            StrategySpec::RoundRobin(_) => "round-robin",
+            StrategySpec::Pool(_) => "pool",
+            StrategySpec::Elastic(..) => "elastic",
+            StrategySpec::TakeOrCreate(_) => "take-or-create",
+        }
+    }
+
+    /// True when the strategy takes a size and none was written.
+    pub fn needs_size(&self) -> bool {
+        matches!(
+            self,
+            StrategySpec::RoundRobin(None)
+                | StrategySpec::Pool(None)
+                | StrategySpec::Elastic(None, _)
+                | StrategySpec::TakeOrCreate(None)
+        )
+    }
+
+    /// Fill in a missing size. `elastic` without sizes gets `N+N/2`.
+    pub fn with_size(self, n: usize) -> StrategySpec {
+        match self {
+            StrategySpec::RoundRobin(None) => StrategySpec::RoundRobin(Some(n)),
+            StrategySpec::Pool(None) => StrategySpec::Pool(Some(n)),
+            StrategySpec::Elastic(None, m) => {
+                StrategySpec::Elastic(Some(n), Some(m.unwrap_or((n / 2).max(1))))
+            }
+            StrategySpec::TakeOrCreate(None) => StrategySpec::TakeOrCreate(Some(n)),
+            other => other,
+        }
+    }
+
+    /// The pool size, where the strategy has one.
+    pub fn size(&self) -> Option<usize> {
+        match *self {
+            StrategySpec::PerRequest | StrategySpec::Shared => None,
+            StrategySpec::RoundRobin(n)
+            | StrategySpec::Pool(n)
+            | StrategySpec::Elastic(n, _)
+            | StrategySpec::TakeOrCreate(n) => n,
+        }
+    }
+}
+
+impl fmt::Display for StrategySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.kind())?;
+        match *self {
+            StrategySpec::Elastic(Some(n), Some(m)) => write!(f, ":{n}+{m}"),
+            StrategySpec::Elastic(Some(n), None) => write!(f, ":{n}"),
+            _ => match self.size() {
+                Some(n) => write!(f, ":{n}"),
+                None => Ok(()),
+            },
+        }
+    }
+}
+
+impl FromStr for StrategySpec {
+    type Err = SpecError;
+
+    fn from_str(input: &str) -> Result<Self, SpecError> {
+        let err = |reason: &str| SpecError {
+            input: input.to_string(),
+            reason: reason.to_string(),
+        };
+        let s = input.trim();
+        let (name, arg) = match s.split_once(':') {
+            Some((name, arg)) => (name, Some(arg.trim())),
+            None => (s, None),
+        };
+        let size = |arg: &str| -> Result<usize, SpecError> {
+            match arg.parse::<usize>() {
+                Ok(0) => Err(err("size must be at least 1")),
+                Ok(n) => Ok(n),
+                Err(_) => Err(err("size must be a whole number")),
+            }
+        };
+        let sized = |arg: Option<&str>| arg.map(size).transpose();
+        let spec = match name {
+            "per-request" | "shared" if arg.is_some() => return Err(err("takes no size")),
+            "per-request" => StrategySpec::PerRequest,
+            "shared" => StrategySpec::Shared,
+            "round-robin" => StrategySpec::RoundRobin(sized(arg)?),
+            "pool" => StrategySpec::Pool(sized(arg)?),
+            "take-or-create" => StrategySpec::TakeOrCreate(sized(arg)?),
+            "elastic" => match arg {
+                None => StrategySpec::Elastic(None, None),
+                Some(arg) => match arg.split_once('+') {
+                    Some((n, m)) => match m.trim().parse::<usize>() {
+                        Ok(m) => StrategySpec::Elastic(Some(size(n.trim())?), Some(m)),
+                        Err(_) => return Err(err("overflow must be a whole number")),
+                    },
+                    None => StrategySpec::Elastic(None, None).with_size(size(arg)?),
+                },
+            },
+            _ => {
+                return Err(err(
+                    "unknown strategy; expected per-request, shared, round-robin:N, pool:N, \
+                     elastic:N+M or take-or-create:N",
+                ))
+            }
+        };
+        Ok(spec)
+    }
+}
+
+impl TryFrom<String> for StrategySpec {
+    type Error = SpecError;
+    fn try_from(s: String) -> Result<Self, SpecError> {
+        s.parse()
+    }
+}
+
+impl From<StrategySpec> for String {
+    fn from(s: StrategySpec) -> String {
+        s.to_string()
+    }
+}

@@ -1,0 +1,34 @@
+use crate::config::PoolConfig;
+use rand::Rng;
+use std::time::{Duration, Instant};
+
+/// A connection with the times the pool keeps for it.
+pub(crate) struct Tracked<T> {
+    pub(crate) conn: T,
+    pub(crate) expires: Option<Instant>,
+    pub(crate) idle_since: Instant,
+}
+
+impl<T> Tracked<T> {
+    pub(crate) fn new(conn: T, config: &PoolConfig) -> Self {
+        let now = Instant::now();
+        let expires = config.max_lifetime.map(|life| {
+            let j = config.lifetime_jitter.clamp(0.0, 1.0);
+            let factor = if j > 0.0 {
+                rand::rng().random_range(1.0 - j..=1.0 + j)
+            } else {
+                1.0
+            };
+            now + Duration::from_secs_f64(life.as_secs_f64() * factor)
+        });
+        Tracked {
+            conn,
+            expires,
+            idle_since: now,
+        }
+    }
+
+    pub(crate) fn expired(&self, now: Instant) -> bool {
+        self.expires.is_some_and(|e| now >= e)
+    }
+}

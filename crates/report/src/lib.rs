@@ -1,0 +1,43 @@
+//! Renders a [`RunResult`]: text tables for people, JSON for programs.
+//! Renderers only read the result; they never measure.
+#![forbid(unsafe_code)]
+
+mod format;
+mod grid;
+mod table;
+
+use poolbench_engine::RunResult;
+
+pub use format::{fmt_duration_us, fmt_rate};
+
+/// The text report: per concurrency a table of strategies by throughput,
+/// then a pool size × concurrency grid per sized strategy.
+pub fn render_text(result: &RunResult) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "poolbench {} · target {} · {} cores ({})\n",
+        result.machine.poolbench_version, result.target, result.machine.cores, result.machine.os
+    ));
+    let c = &result.config;
+    let load = match c.requests {
+        Some(n) => format!("{n} requests per cell (at most {})", fmt_secs(c.duration)),
+        None => format!("{} per cell", fmt_secs(c.duration)),
+    };
+    out.push_str(&format!(
+        "closed loop · {load} after {} warm-up · timeout {}\n",
+        fmt_secs(c.warmup),
+        fmt_secs(c.timeout)
+    ));
+    out.push_str(&table::render(result));
+    out.push_str(&grid::render(result));
+    out
+}
+
+/// The whole result as pretty JSON.
+pub fn render_json(result: &RunResult) -> String {
+    serde_json::to_string_pretty(result).expect("a RunResult always serializes")
+}
+
+fn fmt_secs(d: std::time::Duration) -> String {
+    fmt_duration_us(d.as_secs_f64() * 1e6)
+}

@@ -1,0 +1,119 @@
+//! Server configuration and its validation.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::delay::DelaySpec;
+
+/// Largest accepted `body_size`: 64 MiB.
+pub const MAX_BODY_SIZE: usize = 64 * 1024 * 1024;
+
+/// Behaviour knobs of the built-in target server.
+///
+/// Durations (de)serialize as humantime strings (`"60s"`, `"1ms"`), the delay
+/// as its string form (see [`DelaySpec`]). Missing fields take their defaults.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServerConfig {
+    /// Address to listen on (port 0 picks a free port).
+    pub listen: SocketAddr,
+    /// Response delay, slept (not spun) before answering.
+    pub delay: DelaySpec,
+    /// CPU work per request: busy-spin this long on the runtime thread.
+    #[serde(with = "humantime_serde_compat")]
+    pub cpu: Duration,
+    /// Size of the response body in bytes.
+    pub body_size: usize,
+    /// Server-side limit of requests processed at once; excess requests wait.
+    pub max_inflight: Option<usize>,
+    /// An idle keep-alive connection is closed after this long (zero disables).
+    #[serde(with = "humantime_serde_compat")]
+    pub keepalive_timeout: Duration,
+    /// After this many requests a connection is closed (`connection: close`
+    /// on HTTP/1.1, graceful GOAWAY on HTTP/2).
+    pub max_requests_per_conn: Option<u64>,
+    /// Fraction of requests answered with a 500.
+    pub fail_rate: f64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 8080)),
+            delay: DelaySpec::None,
+            cpu: Duration::ZERO,
+            body_size: 13,
+            max_inflight: None,
+            keepalive_timeout: Duration::from_secs(60),
+            max_requests_per_conn: None,
+            fail_rate: 0.0,
+        }
+    }
+}
+
+impl ServerConfig {
+    /// Checks every knob; the error names the first one that is wrong.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.fail_rate) {
+            return Err(ConfigError::FailRate(self.fail_rate));
+        }
+        if self.body_size > MAX_BODY_SIZE {
+            return Err(ConfigError::BodySize(self.body_size));
+        }
+        if self.max_inflight == Some(0) {
+            return Err(ConfigError::MaxInflight);
+        }
+        if self.max_requests_per_conn == Some(0) {
+            return Err(ConfigError::MaxRequestsPerConn);
+        }
+        self.delay.check()
+    }
+}
+
+/// A configuration value that cannot be used. Every message is one line.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A delay string or value that is not usable.
+    #[error("invalid delay {input:?}: {reason}")]
+    InvalidDelay {
+        /// The text (or the display form of the value) that was rejected.
+        input: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// `fail_rate` outside `[0, 1]` (or NaN).
+    #[error("invalid fail_rate {0}: must be between 0 and 1")]
+    FailRate(f64),
+    /// `body_size` above [`MAX_BODY_SIZE`].
+    #[error("invalid body_size {0}: at most 67108864 bytes (64 MiB)")]
+    BodySize(usize),
+    /// `max_inflight` set to 0.
+    #[error("invalid max_inflight 0: must be at least 1 when set")]
+    MaxInflight,
+    /// `max_requests_per_conn` set to 0.
+    #[error("invalid max_requests_per_conn 0: must be at least 1 when set")]
+    MaxRequestsPerConn,
+}
+
+/// Serde adapter: `Duration` as a humantime string ("250ms", "1m 30s").
+mod humantime_serde_compat {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&humantime::format_duration(*d))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let text = String::deserialize(d)?;
+        let text = text.trim();
+        if text == "0" {
+            return Ok(Duration::ZERO);
+        }
+        humantime::parse_duration(text)
+            .map_err(|e| serde::de::Error::custom(format!("invalid duration {text:?}: {e}")))
+    }
+}

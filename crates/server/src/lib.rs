@@ -1,0 +1,28 @@
+//! The built-in poolbench target server.
+//!
+//! HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on one port. Any path
+//! answers a small `text/plain` body; knobs add a response delay, CPU work, a
+//! server-side in-flight limit, a keep-alive idle timeout, a per-connection
+//! request limit and injected 500s. `GET /_poolbench/stats` returns the
+//! [`StatsSnapshot`] as JSON and `POST /_poolbench/stats/reset` resets it;
+//! those requests are not counted.
+//!
+//! Use [`serve`] on your own runtime, or [`EmbeddedServer`] for a server on
+//! its own runtime threads.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod admin;
+mod config;
+mod delay;
+mod embedded;
+mod serve;
+mod service;
+mod stats;
+
+pub use config::{ConfigError, ServerConfig, MAX_BODY_SIZE};
+pub use delay::DelaySpec;
+pub use embedded::EmbeddedServer;
+pub use serve::serve;
+pub use stats::{Stats, StatsSnapshot};

@@ -1,0 +1,245 @@
+//! The per-connection hyper service: the request hot path and the admin endpoints.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{HeaderValue, CONNECTION, CONTENT_TYPE};
+use http::{Request, Response, StatusCode, Version};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use rand::Rng;
+use tokio::sync::Semaphore;
+
+use crate::admin::{admin, ADMIN_PREFIX};
+use crate::config::ServerConfig;
+use crate::delay::Sampler;
+use crate::stats::Stats;
+
+const FAIL_BODY: &[u8] = b"injected failure (fail_rate)\n";
+pub(crate) const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain");
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
+
+/// The response type of every request.
+pub(crate) type Resp = Response<Full<Bytes>>;
+
+/// Everything the request path needs, prepared once per `serve` call.
+pub(crate) struct Shared {
+    pub(crate) stats: Arc<Stats>,
+    body: Bytes,
+    sampler: Sampler,
+    cpu: Duration,
+    semaphore: Option<Semaphore>,
+    fail_rate: f64,
+    pub(crate) max_requests: Option<u64>,
+    /// `None` when keep-alive idle closing is off (`keepalive_timeout` zero).
+    pub(crate) idle_timeout: Option<Duration>,
+}
+
+impl Shared {
+    pub(crate) fn new(config: &ServerConfig, stats: Arc<Stats>) -> Shared {
+        let body: Vec<u8> = b"Hello, World!"
+            .iter()
+            .copied()
+            .cycle()
+            .take(config.body_size)
+            .collect();
+        Shared {
+            stats,
+            body: Bytes::from(body),
+            sampler: Sampler::new(&config.delay),
+            cpu: config.cpu,
+            semaphore: config.max_inflight.map(Semaphore::new),
+            fail_rate: config.fail_rate,
+            max_requests: config.max_requests_per_conn,
+            idle_timeout: Some(config.keepalive_timeout).filter(|d| !d.is_zero()),
+        }
+    }
+}
+
+/// Per-connection state, shared by the connection task and its requests.
+pub(crate) struct ConnState {
+    pub(crate) shared: Arc<Shared>,
+    born: Instant,
+    /// Requests of this connection not yet answered (idle tracking only).
+    inflight: AtomicU64,
+    /// Nanoseconds after `born` when the last request finished (idle tracking only).
+    last_done: AtomicU64,
+    /// Counted requests (only with `max_requests_per_conn`).
+    requests: AtomicU64,
+    /// Set (during the connection's own poll) when the request limit is hit.
+    pub(crate) limit_reached: AtomicBool,
+}
+
+impl ConnState {
+    pub(crate) fn new(shared: Arc<Shared>) -> ConnState {
+        ConnState {
+            shared,
+            born: Instant::now(),
+            inflight: AtomicU64::new(0),
+            last_done: AtomicU64::new(0),
+            requests: AtomicU64::new(0),
+            limit_reached: AtomicBool::new(false),
+        }
+    }
+
+    fn touch(&self) {
+        let nanos = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.last_done.fetch_max(nanos, Relaxed);
+    }
+
+    /// When the connection becomes idle-expired: `None` if it already is.
+    pub(crate) fn idle_deadline(&self, timeout: Duration) -> Option<Instant> {
+        let now = Instant::now();
+        if self.inflight.load(Relaxed) > 0 {
+            return Some(now + timeout);
+        }
+        let deadline = self.born + Duration::from_nanos(self.last_done.load(Relaxed)) + timeout;
+        (deadline > now).then_some(deadline)
+    }
+}
+
+/// Marks a request of a connection as in flight until dropped.
+pub(crate) struct RequestGuard(Arc<ConnState>);
+
+impl RequestGuard {
+    fn new(conn: &Arc<ConnState>) -> RequestGuard {
+        if conn.shared.idle_timeout.is_some() {
+            conn.inflight.fetch_add(1, Relaxed);
+        }
+        RequestGuard(Arc::clone(conn))
+    }
+}
+
+impl Drop for RequestGuard {
+    fn drop(&mut self) {
+        if self.0.shared.idle_timeout.is_some() {
+            self.0.touch();
+            self.0.inflight.fetch_sub(1, Relaxed);
+        }
+    }
+}
+
+/// Global in-flight gauge, held while a request is being processed.
+struct Processing<'a>(&'a Stats);
+
+impl<'a> Processing<'a> {
+    fn new(stats: &'a Stats) -> Self {
+        stats.request_started();
+        Processing(stats)
+    }
+}
+
+impl Drop for Processing<'_> {
+    fn drop(&mut self) {
+        self.0.request_finished();
+    }
+}
+
+/// The hyper service of one connection.
+#[derive(Clone)]
+pub(crate) struct ConnService(pub(crate) Arc<ConnState>);
+
+impl hyper::service::Service<Request<Incoming>> for ConnService {
+    type Response = Resp;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn call(&self, req: Request<Incoming>) -> ResponseFuture {
+        let conn = &self.0;
+        let shared = &conn.shared;
+        if req.uri().path().starts_with(ADMIN_PREFIX) {
+            if shared.idle_timeout.is_some() {
+                conn.touch();
+            }
+            return ResponseFuture::Ready(Some(admin(&req, &shared.stats)));
+        }
+        shared.stats.request_received();
+        let mut close = false;
+        if let Some(max) = shared.max_requests {
+            if conn.requests.fetch_add(1, Relaxed) + 1 >= max {
+                // HTTP/1.1 closes after this response; HTTP/2 is shut down
+                // gracefully by the connection task, which polls this flag
+                // right after the poll that made this call.
+                close = req.version() != Version::HTTP_2;
+                conn.limit_reached.store(true, Relaxed);
+            }
+        }
+        let guard = RequestGuard::new(conn);
+        if shared.semaphore.is_none() && shared.sampler.is_none() {
+            return ResponseFuture::Immediate(Some((guard, close)));
+        }
+        let delay = shared.sampler.sample(&mut rand::rng());
+        ResponseFuture::Slow(Box::pin(async move {
+            let shared = &guard.0.shared;
+            let _permit = match &shared.semaphore {
+                Some(sem) => Some(sem.acquire().await.expect("the semaphore is never closed")),
+                None => None,
+            };
+            let _processing = Processing::new(&shared.stats);
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            process(shared, close)
+        }))
+    }
+}
+
+/// The end of a request's processing: cpu spin, then the fail coin, then the
+/// response. The caller holds the request's [`Processing`] gauge.
+fn process(shared: &Shared, close: bool) -> Resp {
+    if !shared.cpu.is_zero() {
+        let start = Instant::now();
+        while start.elapsed() < shared.cpu {
+            std::hint::spin_loop();
+        }
+    }
+    let failed = shared.fail_rate > 0.0 && rand::rng().random_bool(shared.fail_rate);
+    let mut resp = if failed {
+        shared.stats.response_failed();
+        let mut resp = Response::new(Full::new(Bytes::from_static(FAIL_BODY)));
+        *resp.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+        resp
+    } else {
+        Response::new(Full::new(shared.body.clone()))
+    };
+    let headers = resp.headers_mut();
+    headers.insert(CONTENT_TYPE, TEXT_PLAIN);
+    if close {
+        headers.insert(CONNECTION, CLOSE);
+    }
+    resp
+}
+
+/// The future of one request: no allocation unless a delay or limit applies.
+pub(crate) enum ResponseFuture {
+    /// Already answered (admin endpoints).
+    Ready(Option<Resp>),
+    /// Processed on first poll (cpu spin and fail coin only).
+    Immediate(Option<(RequestGuard, bool)>),
+    /// Waits for a permit and/or sleeps first.
+    Slow(Pin<Box<dyn Future<Output = Resp> + Send>>),
+}
+
+impl Future for ResponseFuture {
+    type Output = Result<Resp, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        const DONE: &str = "ResponseFuture polled after completion";
+        match self.get_mut() {
+            ResponseFuture::Ready(resp) => Poll::Ready(Ok(resp.take().expect(DONE))),
+            ResponseFuture::Immediate(pending) => {
+                let (guard, close) = pending.take().expect(DONE);
+                let shared = &guard.0.shared;
+                let _processing = Processing::new(&shared.stats);
+                Poll::Ready(Ok(process(shared, close)))
+            }
+            ResponseFuture::Slow(fut) => fut.as_mut().poll(cx).map(Ok),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Server-side counters, shared through an `Arc` and read as snapshots.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// Live counters of the built-in server. Cheap to update from any thread.
+///
+/// Requests to `/_poolbench/*` are not counted in `requests`/`inflight`.
+#[derive(Debug, Default)]
+pub struct Stats {
+    connections_accepted: AtomicU64,
+    connections_open: AtomicU64,
+    connections_peak: AtomicU64,
+    requests: AtomicU64,
+    inflight: AtomicU64,
+    inflight_peak: AtomicU64,
+    responses_failed: AtomicU64,
+}
+
+/// A point-in-time copy of [`Stats`] (each field read atomically on its own).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct StatsSnapshot {
+    /// Connections accepted since start or the last reset.
+    pub connections_accepted: u64,
+    /// Connections open now.
+    pub connections_open: u64,
+    /// Most connections open at once since start or the last reset.
+    pub connections_peak: u64,
+    /// Requests received since start or the last reset.
+    pub requests: u64,
+    /// Requests being processed now (holding an in-flight permit, if limited).
+    pub inflight: u64,
+    /// Most requests processed at once since start or the last reset.
+    pub inflight_peak: u64,
+    /// Requests answered with a 500 (fail_rate) since start or the last reset.
+    pub responses_failed: u64,
+}
+
+impl Stats {
+    /// Fresh counters, all zero.
+    pub fn new() -> Stats {
+        Stats::default()
+    }
+
+    /// Reads every counter.
+    pub fn snapshot(&self) -> StatsSnapshot {
+        StatsSnapshot {
+            connections_accepted: self.connections_accepted.load(Relaxed),
+            connections_open: self.connections_open.load(Relaxed),
+            connections_peak: self.connections_peak.load(Relaxed),
+            requests: self.requests.load(Relaxed),
+            inflight: self.inflight.load(Relaxed),
+            inflight_peak: self.inflight_peak.load(Relaxed),
+            responses_failed: self.responses_failed.load(Relaxed),
+        }
+    }
+
+    /// Zeroes the totals; the peaks restart from the current gauges.
+    pub fn reset(&self) {
+        self.connections_accepted.store(0, Relaxed);
+        self.requests.store(0, Relaxed);
+        self.responses_failed.store(0, Relaxed);
+        self.connections_peak
+            .store(self.connections_open.load(Relaxed), Relaxed);
+        self.inflight_peak
+            .store(self.inflight.load(Relaxed), Relaxed);
+    }
+
+    pub(crate) fn connection_opened(&self) {
+        self.connections_accepted.fetch_add(1, Relaxed);
+        let open = self.connections_open.fetch_add(1, Relaxed) + 1;
+        raise(&self.connections_peak, open);
+    }
+
+    pub(crate) fn connection_closed(&self) {
+        self.connections_open.fetch_sub(1, Relaxed);
+    }
+
+    pub(crate) fn request_received(&self) {
+        self.requests.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn request_started(&self) {
+        let now = self.inflight.fetch_add(1, Relaxed) + 1;
+        raise(&self.inflight_peak, now);
+    }
+
+    pub(crate) fn request_finished(&self) {
+        self.inflight.fetch_sub(1, Relaxed);
+    }
+
+    pub(crate) fn response_failed(&self) {
+        self.responses_failed.fetch_add(1, Relaxed);
+    }
+}
+
+/// `fetch_max`, skipping the write (and the cache-line bounce) when not higher.
+fn raise(peak: &AtomicU64, value: u64) {
+    if peak.load(Relaxed) < value {
+        peak.fetch_max(value, Relaxed);
+    }
+}
+
+/// Counts a connection as accepted and open; decrements `connections_open`
+/// when dropped, whatever path ends (or never starts) the connection task.
+pub(crate) struct ConnectionGuard(Arc<Stats>);
+
+impl ConnectionGuard {
+    pub(crate) fn new(stats: Arc<Stats>) -> Self {
+        stats.connection_opened();
+        ConnectionGuard(stats)
+    }
+}
+
+impl Drop for ConnectionGuard {
+    fn drop(&mut self) {
+        self.0.connection_closed();
+    }
+}

@@ -1,0 +1,32 @@
+//! Connectors for the protocols poolbench drives. Each module opens
+//! connections for `poolbench_pool` and sends one request over a connection;
+//! the pool never sees the protocol.
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod http1;
+mod spec;
+
+pub use error::{ErrorKind, RequestError};
+pub use spec::{TargetError, TargetSpec};
+
+use poolbench_pool::Connector;
+use std::future::Future;
+
+/// What came back from one successful exchange.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// Protocol status (HTTP status code).
+    pub status: u16,
+    /// Body bytes received.
+    pub bytes: u64,
+}
+
+/// A connector that can also send one request over a connection it opened.
+pub trait Target: Connector<Error = RequestError> {
+    /// Send one request and read the whole answer.
+    fn send(
+        &self,
+        conn: &mut Self::Conn,
+    ) -> impl Future<Output = Result<Reply, RequestError>> + Send;
+}

@@ -1,0 +1,97 @@
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::net::SocketAddr;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// A target as the user named it, parsed and resolved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetSpec {
+    /// The URL as given.
+    pub url: String,
+    /// `http` (more schemes come with more protocols).
+    pub scheme: String,
+    /// Host and port as written, sent as the Host header.
+    pub authority: String,
+    /// Path and query sent with each request.
+    pub path: String,
+}
+
+/// A target that cannot be used.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TargetError {
+    /// Not a URL.
+    #[error("invalid target URL \"{0}\": {1}")]
+    Invalid(String, String),
+    /// A scheme poolbench does not drive.
+    #[error("unsupported scheme \"{scheme}\" in \"{url}\": expected http://")]
+    Scheme { url: String, scheme: String },
+    /// The host name does not resolve.
+    #[error("cannot resolve \"{0}\": {1}")]
+    Resolve(String, String),
+}
+
+impl FromStr for TargetSpec {
+    type Err = TargetError;
+
+    fn from_str(url: &str) -> Result<Self, TargetError> {
+        let invalid = |why: &str| TargetError::Invalid(url.to_string(), why.to_string());
+        let uri: http::Uri = url
+            .parse()
+            .map_err(|e: http::uri::InvalidUri| invalid(&e.to_string()))?;
+        let scheme = uri
+            .scheme_str()
+            .ok_or_else(|| invalid("no scheme, e.g. http://"))?;
+        if scheme != "http" {
+            return Err(TargetError::Scheme {
+                url: url.to_string(),
+                scheme: scheme.to_string(),
+            });
+        }
+        let auth = uri.authority().ok_or_else(|| invalid("no host"))?;
+        if auth.host().is_empty() {
+            return Err(invalid("no host"));
+        }
+        let authority = match auth.port_u16() {
+            Some(_) => auth.as_str().to_string(),
+            None => format!("{}:80", auth.host()),
+        };
+        let path = uri
+            .path_and_query()
+            .map(|p| p.as_str())
+            .filter(|p| !p.is_empty())
+            .unwrap_or("/")
+            .to_string();
+        Ok(TargetSpec {
+            url: url.to_string(),
+            scheme: scheme.to_string(),
+            authority,
+            path,
+        })
+    }
+}
+
+impl TargetSpec {
+    /// An `http://` target at a socket address.
+    pub fn http(addr: SocketAddr, path: &str) -> TargetSpec {
+        format!("http://{addr}{path}")
+            .parse()
+            .expect("a socket address makes a valid URL")
+    }
+
+    /// Resolve the host to one socket address (the first the resolver gives).
+    pub fn resolve(&self) -> Result<SocketAddr, TargetError> {
+        use std::net::ToSocketAddrs;
+        let err = |why: String| TargetError::Resolve(self.authority.clone(), why);
+        match self.authority.to_socket_addrs() {
+            Ok(mut addrs) => addrs.next().ok_or_else(|| err("no addresses".into())),
+            Err(e) => Err(err(e.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for TargetSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.url)
+    }
+}
