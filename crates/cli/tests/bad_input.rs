@@ -16,8 +16,15 @@ fn poolbench(args: &[&str]) -> (i32, String, Duration) {
 fn assert_rejected(args: &[&str], mentions: &str) {
     let (code, stderr, took) = poolbench(args);
     assert_eq!(code, 2, "{args:?}: exit {code}, stderr {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: not one line: {stderr}");
-    assert!(stderr.contains(mentions), "{args:?}: {stderr} does not mention {mentions}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {stderr}"
+    );
+    assert!(
+        stderr.contains(mentions),
+        "{args:?}: {stderr} does not mention {mentions}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
 }

@@ -8,12 +8,26 @@ fn run_embedded_prints_json_and_writes_the_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("result.json");
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["run", "-s", "pool,shared", "--pool", "2,4", "-c", "1,4", "-d", "300ms"])
+        .args([
+            "run",
+            "-s",
+            "pool,shared",
+            "--pool",
+            "2,4",
+            "-c",
+            "1,4",
+            "-d",
+            "300ms",
+        ])
         .args(["--warmup", "0s", "--format", "json", "-o"])
         .arg(&file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let printed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -21,25 +35,50 @@ fn run_embedded_prints_json_and_writes_the_file() {
     let cells = printed["cells"].as_array().unwrap();
     // pool:2, pool:4, shared at two concurrency levels.
     assert_eq!(cells.len(), 6);
-    assert!(cells.iter().all(|c| c["throughput_rps"].as_f64().unwrap() > 0.0));
-    assert!(printed["server"]["delay"].is_string(), "built-in server settings recorded");
+    assert!(cells
+        .iter()
+        .all(|c| c["throughput_rps"].as_f64().unwrap() > 0.0));
+    assert!(
+        printed["server"]["delay"].is_string(),
+        "built-in server settings recorded"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn run_text_has_a_table_per_concurrency_and_the_grid() {
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["run", "-s", "pool,per-request", "--pool", "2,4", "-c", "1,4", "-d", "300ms"])
+        .args([
+            "run",
+            "-s",
+            "pool,per-request",
+            "--pool",
+            "2,4",
+            "-c",
+            "1,4",
+            "-d",
+            "300ms",
+        ])
         .args(["--warmup", "0s"])
         .output()
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("concurrency 1\n") && text.contains("concurrency 4\n"), "{text}");
+    assert!(
+        text.contains("concurrency 1\n") && text.contains("concurrency 4\n"),
+        "{text}"
+    );
     assert!(text.contains("x slower"), "{text}");
-    assert!(text.contains("pool: req/s (error %) by pool size × concurrency"), "{text}");
+    assert!(
+        text.contains("pool: req/s (error %) by pool size × concurrency"),
+        "{text}"
+    );
     // No progress bar when stderr is not a terminal.
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -50,14 +89,17 @@ fn serve_prints_its_address_first_and_answers() {
         .spawn()
         .unwrap();
     let mut first = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
     let addr = first
         .split_whitespace()
         .find_map(|w| w.strip_prefix("http://"))
         .expect("address on the first line")
         .to_string();
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
-    s.write_all(b"GET /anything HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").unwrap();
+    s.write_all(b"GET /anything HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .unwrap();
     let mut reply = String::new();
     s.read_to_string(&mut reply).unwrap();
     child.kill().unwrap();

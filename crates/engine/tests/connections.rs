@@ -43,7 +43,11 @@ fn pool_never_has_more_than_n_open() {
         let c = cell(&result, name, 20);
         let s = c.server.expect("server counters");
         assert!(c.ok > 100, "{name}: {} ok", c.ok);
-        assert!(s.connections_peak <= 3, "{name}: server peak {}", s.connections_peak);
+        assert!(
+            s.connections_peak <= 3,
+            "{name}: server peak {}",
+            s.connections_peak
+        );
         assert_eq!(s.connections_accepted, 3, "{name}: accepted");
         assert!(c.connections.peak_open <= 3);
         // Workers outnumber connections, so most of them waited.
@@ -65,8 +69,15 @@ fn take_or_create_opens_beyond_n_and_keeps_at_most_n_idle() {
     assert_eq!(c.errors.total, 0);
     assert!(s.connections_peak > 2, "server peak {}", s.connections_peak);
     assert!(c.connections.opened > 2);
-    assert!(c.connections.idle_at_end <= 2, "idle {}", c.connections.idle_at_end);
-    assert!(c.pool.closed_overflow > 0, "no connection closed for exceeding the idle cap");
+    assert!(
+        c.connections.idle_at_end <= 2,
+        "idle {}",
+        c.connections.idle_at_end
+    );
+    assert!(
+        c.pool.closed_overflow > 0,
+        "no connection closed for exceeding the idle cap"
+    );
 }
 
 #[test]

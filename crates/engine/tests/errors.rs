@@ -38,7 +38,11 @@ fn server_closing_connections_is_not_an_error() {
     let result = run_with(&server, &plan);
     let c = cell(&result, "pool:2", 2);
     assert_eq!(c.errors.total, 0, "{:?}", c.errors);
-    assert!(c.connections.opened >= 100, "opened {}", c.connections.opened);
+    assert!(
+        c.connections.opened >= 100,
+        "opened {}",
+        c.connections.opened
+    );
 }
 
 #[test]
@@ -55,5 +59,9 @@ fn request_timeouts_are_counted_and_bounded() {
     assert!(started.elapsed() < Duration::from_secs(4));
     let c = cell(&result, "pool:2", 2);
     assert_eq!(c.ok, 0);
-    assert!(c.errors.by_kind.get("timeout").copied().unwrap_or(0) > 10, "{:?}", c.errors);
+    assert!(
+        c.errors.by_kind.get("timeout").copied().unwrap_or(0) > 10,
+        "{:?}",
+        c.errors
+    );
 }

@@ -40,7 +40,10 @@ fn result_round_trips_through_json_and_histograms_merge() {
     for k in ["opened", "closed", "peak_open"] {
         assert!(cell["connections"][k].is_u64(), "connections.{k}");
     }
-    assert!(value["cells"][1]["pool_size"].is_null(), "shared has no size");
+    assert!(
+        value["cells"][1]["pool_size"].is_null(),
+        "shared has no size"
+    );
 
     let back: RunResult = serde_json::from_str(&json).unwrap();
     assert_eq!(back.cells.len(), result.cells.len());
