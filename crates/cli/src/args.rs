@@ -33,8 +33,9 @@ pub(crate) struct RunArgs {
     pub(crate) target: Option<String>,
 
     /// Strategies (repeat or comma list): per-request, shared,
-    /// round-robin:N, pool:N, elastic:N+M, take-or-create:N. A sized one
-    /// without a size takes each --pool size. [default: pool; built-in: all]
+    /// round-robin:N, least-loaded:N, pool:N, elastic:N+M,
+    /// take-or-create:N, partitioned:KxN. A sized one without a size takes
+    /// each --pool size. [default: pool; built-in: the first six]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,
 
@@ -67,6 +68,16 @@ pub(crate) struct RunArgs {
     /// Longest wait for a pooled connection before the request fails.
     #[arg(long, default_value = "5s", value_parser = parse::duration)]
     pub(crate) checkout_timeout: Duration,
+
+    /// Fail a checkout at once (error kind nested_checkout) when its task
+    /// already holds a connection from the same pool and would wait;
+    /// without it such waits are only counted.
+    #[arg(long)]
+    pub(crate) fail_on_nested: bool,
+
+    /// Connections each pool opens before the warm-up.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) min_idle: usize,
 
     /// Connect timeout.
     #[arg(long, default_value = "5s", value_parser = parse::duration)]

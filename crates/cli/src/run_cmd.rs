@@ -94,6 +94,8 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.timeout = a.timeout;
     plan.connect_timeout = a.connect_timeout;
     plan.pool.checkout_timeout = a.checkout_timeout;
+    plan.pool.fail_on_nested = a.fail_on_nested;
+    plan.pool.min_idle = a.min_idle;
     if let Some(n) = a.threads {
         plan.threads = n;
     }

@@ -36,6 +36,9 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     plan: &Plan,
 ) -> Result<CellOutcome, BuildError> {
     let strategy = Strategy::new(&cell.strategy, target.clone(), plan.pool.clone())?;
+    // Connect failures while prefilling show up again as counted errors
+    // when the workers connect.
+    let _ = strategy.prefill().await;
     let shared = Arc::new(Shared {
         strategy: strategy.clone(),
         target,
@@ -50,7 +53,8 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         .collect();
     let handles: Vec<_> = recorders
         .iter()
-        .map(|rec| tokio::spawn(worker(shared.clone(), rec.clone(), measure_from, end)))
+        .enumerate()
+        .map(|(id, rec)| tokio::spawn(worker(shared.clone(), id, rec.clone(), measure_from, end)))
         .collect();
 
     let hard_stop = tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN));
@@ -96,6 +100,7 @@ fn errors(r: &Recorder) -> u64 {
 /// budget); what completes outside it is counted apart and not measured.
 async fn worker<T: Target>(
     shared: Arc<Shared<T>>,
+    id: usize,
     rec: Arc<Mutex<Recorder>>,
     measure_from: Instant,
     end: Instant,
@@ -104,7 +109,7 @@ async fn worker<T: Target>(
         if Instant::now() >= end || shared.budget_spent() {
             return;
         }
-        let outcome = exchange(&shared).await;
+        let outcome = exchange(&shared, id).await;
         let done = Instant::now();
         let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
         if done < measure_from {
@@ -141,14 +146,15 @@ impl<T: Target> Shared<T> {
 /// Acquire, send, release. A request the connection closed under before it
 /// was sent is retried once on another connection and not counted as an
 /// error.
-async fn exchange<T: Target>(s: &Shared<T>) -> Result<Timing, ErrorKind> {
+async fn exchange<T: Target>(s: &Shared<T>, key: usize) -> Result<Timing, ErrorKind> {
     let mut checkout = Duration::ZERO;
     let mut request = Duration::ZERO;
     for attempt in 0..2 {
         let t0 = Instant::now();
-        let mut lease = match s.strategy.acquire().await {
+        let mut lease = match s.strategy.acquire_keyed(key).await {
             Ok(lease) => lease,
             Err(AcquireError::Timeout(_)) => return Err(ErrorKind::CheckoutTimeout),
+            Err(AcquireError::NestedCheckout { .. }) => return Err(ErrorKind::NestedCheckout),
             Err(AcquireError::Connect(e)) => return Err(e.kind),
         };
         let t1 = Instant::now();

@@ -116,7 +116,7 @@ fn cell_result(cell: CellSpec, o: CellOutcome, server: Option<ServerCounters>) -
     }
     let secs = o.measured.as_secs_f64();
     let completed = r.ok + errors.total;
-    let m = o.metrics;
+    let m = &o.metrics;
     CellResult {
         strategy: cell.strategy.to_string(),
         concurrency: cell.concurrency,
@@ -143,7 +143,7 @@ fn cell_result(cell: CellSpec, o: CellOutcome, server: Option<ServerCounters>) -
                 0.0
             },
         },
-        pool: m,
+        pool: o.metrics.clone(),
         server,
         histograms: Histograms::of(&r.latency, &r.checkout, &r.request),
     }

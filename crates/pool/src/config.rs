@@ -23,6 +23,14 @@ pub struct PoolConfig {
     /// it is closed. Default 1 s.
     #[serde(with = "crate::config::millis")]
     pub overflow_grace: Duration,
+    /// Connections [`Strategy::prefill`](crate::Strategy::prefill) opens
+    /// ahead of demand (capped at what the strategy keeps idle). Default 0.
+    pub min_idle: usize,
+    /// A checkout that would wait while its task already holds a connection
+    /// from the same strategy fails at once with
+    /// [`AcquireError::NestedCheckout`](crate::AcquireError::NestedCheckout)
+    /// instead of waiting. Such waits are counted either way. Default false.
+    pub fail_on_nested: bool,
 }
 
 impl Default for PoolConfig {
@@ -33,6 +41,8 @@ impl Default for PoolConfig {
             max_lifetime: Some(Duration::from_secs(1800)),
             lifetime_jitter: 0.1,
             overflow_grace: Duration::from_secs(1),
+            min_idle: 0,
+            fail_on_nested: false,
         }
     }
 }

@@ -9,12 +9,28 @@ pub enum AcquireError<E: std::error::Error + 'static> {
     /// A new connection was needed and the connector failed to open it.
     #[error("connect failed: {0}")]
     Connect(#[source] E),
+    /// The task already holds a connection from this strategy and would
+    /// have waited for another (with `fail_on_nested`).
+    #[error(
+        "nested checkout: this task already holds one of the {size} connections and would wait \
+         for another, which deadlocks once every holder does the same; T tasks each holding up \
+         to C connections need at least T×(C−1)+1"
+    )]
+    NestedCheckout {
+        /// The most connections the strategy opens.
+        size: usize,
+    },
 }
 
 impl<E: std::error::Error + 'static> AcquireError<E> {
     /// True for a checkout timeout.
     pub fn is_timeout(&self) -> bool {
         matches!(self, AcquireError::Timeout(_))
+    }
+
+    /// True for a refused nested checkout.
+    pub fn is_nested(&self) -> bool {
+        matches!(self, AcquireError::NestedCheckout { .. })
     }
 }
 

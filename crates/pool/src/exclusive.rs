@@ -2,6 +2,7 @@
 //! are one machine with different limits.
 use crate::config::PoolConfig;
 use crate::error::AcquireError;
+use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
@@ -14,6 +15,9 @@ pub(crate) struct Exclusive<C: Connector> {
     pub(crate) connector: C,
     /// At most this many leased (and so open) at once; `None`: unbounded.
     limit: Option<Arc<Semaphore>>,
+    size: usize,
+    /// Who holds what, where checkouts can wait.
+    holders: Option<Holders>,
     /// Idle connections, oldest first; checkout takes the newest.
     idle: Mutex<VecDeque<Tracked<C::Conn>>>,
     /// Most connections kept idle.
@@ -40,6 +44,8 @@ impl<C: Connector> Exclusive<C> {
         Exclusive {
             connector,
             limit: limit.map(|n| Arc::new(Semaphore::new(n))),
+            size: limit.unwrap_or(max_idle),
+            holders: limit.map(Holders::new),
             idle: Mutex::new(VecDeque::with_capacity(max_idle.min(1024))),
             max_idle,
             core,
@@ -55,6 +61,7 @@ impl<C: Connector> Exclusive<C> {
             None => None,
         };
         let conn = self.take_idle()?;
+        self.hold(&conn);
         self.metrics.checkout(false);
         Some(Checkout { conn, permit })
     }
@@ -70,7 +77,10 @@ impl<C: Connector> Exclusive<C> {
                 Ok(p) => Some(p),
                 Err(_) => {
                     waited = true;
+                    self.check_nested()?;
+                    let started = Instant::now();
                     let p = sem.clone().acquire_owned().await;
+                    self.metrics.waited_for(started.elapsed());
                     Some(p.expect("the pool never closes its semaphore"))
                 }
             },
@@ -79,15 +89,44 @@ impl<C: Connector> Exclusive<C> {
             Some(conn) => conn,
             None => self.connect().await?,
         };
+        self.hold(&conn);
         self.metrics.checkout(waited);
         Ok(Checkout { conn, permit })
+    }
+
+    /// Count a wait by a task that already holds a connection here; refuse
+    /// it if so configured.
+    fn check_nested(&self) -> Result<(), AcquireError<C::Error>> {
+        if self.holders.as_ref().is_some_and(|h| h.held_by_current()) {
+            self.metrics.nested_wait();
+            if self.config.fail_on_nested {
+                return Err(AcquireError::NestedCheckout { size: self.size });
+            }
+        }
+        Ok(())
+    }
+
+    fn hold(&self, t: &Tracked<C::Conn>) {
+        if let Some(h) = &self.holders {
+            h.hold(t.holder);
+        }
+    }
+
+    /// Close a connection and count why.
+    fn discard(&self, t: Tracked<C::Conn>, cause: CloseCause) {
+        if let Some(h) = &self.holders {
+            h.release(t.holder);
+        }
+        drop(t);
+        self.metrics.closed(cause);
     }
 
     async fn connect(&self) -> Result<Tracked<C::Conn>, AcquireError<C::Error>> {
         match self.connector.connect().await {
             Ok(conn) => {
                 self.metrics.opened();
-                Ok(Tracked::new(conn, &self.config))
+                let holder = self.holders.as_ref().and_then(|h| h.claim());
+                Ok(Tracked::new(conn, &self.config, holder))
             }
             Err(e) => {
                 self.metrics.connect_error();
@@ -113,7 +152,7 @@ impl<C: Connector> Exclusive<C> {
             } else {
                 return Some(t);
             };
-            self.metrics.closed(cause);
+            self.discard(t, cause);
         }
         None
     }
@@ -127,6 +166,9 @@ impl<C: Connector> Exclusive<C> {
     /// A lease ends: keep the connection idle or close it.
     pub(crate) fn checkin(&self, mut t: Tracked<C::Conn>, broken: bool) {
         self.metrics.checkin();
+        if let Some(h) = &self.holders {
+            h.unhold(t.holder);
+        }
         let now = Instant::now();
         let cause = if broken || self.connector.is_broken(&mut t.conn) {
             CloseCause::Broken
@@ -149,8 +191,7 @@ impl<C: Connector> Exclusive<C> {
                 CloseCause::Overflow
             }
         };
-        drop(t);
-        self.metrics.closed(cause);
+        self.discard(t, cause);
     }
 
     /// Close idle connections past their idle timeout or lifetime, and
@@ -185,8 +226,7 @@ impl<C: Connector> Exclusive<C> {
             *idle = kept;
         }
         for (t, cause) in closed {
-            drop(t);
-            self.metrics.closed(cause);
+            self.discard(t, cause);
         }
     }
 
@@ -194,9 +234,22 @@ impl<C: Connector> Exclusive<C> {
     pub(crate) fn close_idle(&self) {
         let drained: Vec<_> = self.lock_idle().drain(..).collect();
         for t in drained {
-            drop(t);
-            self.metrics.closed(CloseCause::Released);
+            self.discard(t, CloseCause::Released);
         }
+    }
+
+    /// Open connections until `min_idle` are idle (capped at what the
+    /// strategy keeps idle). Returns how many were opened.
+    pub(crate) async fn prefill(&self) -> Result<usize, AcquireError<C::Error>> {
+        let want = self.config.min_idle.min(self.max_idle);
+        let mut opened = 0;
+        while self.idle_count() < want {
+            let mut t = self.connect().await?;
+            t.idle_since = Instant::now();
+            self.lock_idle().push_back(t);
+            opened += 1;
+        }
+        Ok(opened)
     }
 
     pub(crate) fn idle_count(&self) -> usize {

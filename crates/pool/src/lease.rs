@@ -1,5 +1,5 @@
 use crate::exclusive::{Checkout, Exclusive};
-use crate::slots::{SlotGuard, Slots};
+use crate::slots::{Held, Slots};
 use crate::tracked::Tracked;
 use crate::Connector;
 use std::ops::{Deref, DerefMut};
@@ -23,7 +23,7 @@ enum Kind<C: Connector> {
     },
     Slot {
         owner: Arc<Slots<C>>,
-        guard: SlotGuard<C::Conn>,
+        held: Held<C::Conn>,
     },
 }
 
@@ -39,9 +39,9 @@ impl<C: Connector> Lease<C> {
         }
     }
 
-    pub(crate) fn slot(owner: Arc<Slots<C>>, guard: SlotGuard<C::Conn>) -> Self {
+    pub(crate) fn slot(owner: Arc<Slots<C>>, held: Held<C::Conn>) -> Self {
         Lease {
-            kind: Kind::Slot { owner, guard },
+            kind: Kind::Slot { owner, held },
             broken: false,
         }
     }
@@ -54,7 +54,7 @@ impl<C: Connector> Lease<C> {
     fn tracked(&self) -> &Tracked<C::Conn> {
         match &self.kind {
             Kind::Exclusive { conn, .. } => conn.as_ref(),
-            Kind::Slot { guard, .. } => guard.as_ref(),
+            Kind::Slot { held, .. } => held.guard.as_ref(),
         }
         .expect("a lease holds its connection until dropped")
     }
@@ -62,7 +62,7 @@ impl<C: Connector> Lease<C> {
     fn tracked_mut(&mut self) -> &mut Tracked<C::Conn> {
         match &mut self.kind {
             Kind::Exclusive { conn, .. } => conn.as_mut(),
-            Kind::Slot { guard, .. } => guard.as_mut(),
+            Kind::Slot { held, .. } => held.guard.as_mut(),
         }
         .expect("a lease holds its connection until dropped")
     }
@@ -89,7 +89,7 @@ impl<C: Connector> Drop for Lease<C> {
                     owner.checkin(t, self.broken);
                 }
             }
-            Kind::Slot { owner, guard } => owner.checkin(guard, self.broken),
+            Kind::Slot { owner, held } => owner.checkin(held, self.broken),
         }
     }
 }

@@ -11,6 +11,7 @@
 //! use poolbench_pool::{Connector, PoolConfig, Strategy, StrategySpec};
 //! use std::convert::Infallible;
 //!
+//! #[derive(Clone)]
 //! struct Numbers;
 //! impl Connector for Numbers {
 //!     type Conn = u32;
@@ -33,12 +34,14 @@
 mod config;
 mod error;
 mod exclusive;
+mod holders;
 mod lease;
 mod metrics;
 mod slots;
 mod spec;
 mod strategy;
 mod tracked;
+mod wait;
 
 pub use config::PoolConfig;
 pub use error::{AcquireError, BuildError, SpecError};
@@ -46,6 +49,7 @@ pub use lease::Lease;
 pub use metrics::MetricsSnapshot;
 pub use spec::StrategySpec;
 pub use strategy::Strategy;
+pub use wait::WaitStats;
 
 use std::future::Future;
 

@@ -1,3 +1,4 @@
+use crate::wait::{WaitHistogram, WaitStats};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -29,6 +30,8 @@ pub(crate) struct Metrics {
     peak_open: AtomicU64,
     in_use: AtomicU64,
     peak_in_use: AtomicU64,
+    nested_waits: AtomicU64,
+    waits: WaitHistogram,
 }
 
 impl Metrics {
@@ -42,6 +45,12 @@ impl Metrics {
     }
     pub(crate) fn checkin(&self) {
         self.in_use.fetch_sub(1, Relaxed);
+    }
+    pub(crate) fn waited_for(&self, wait: std::time::Duration) {
+        self.waits.record(wait);
+    }
+    pub(crate) fn nested_wait(&self) {
+        self.nested_waits.fetch_add(1, Relaxed);
     }
     pub(crate) fn timeout(&self) {
         self.timeouts.fetch_add(1, Relaxed);
@@ -79,12 +88,14 @@ impl Metrics {
             peak_open: self.peak_open.load(Relaxed),
             in_use: self.in_use.load(Relaxed),
             peak_in_use: self.peak_in_use.load(Relaxed),
+            nested_waits: self.nested_waits.load(Relaxed),
+            waits: self.waits.snapshot(),
         }
     }
 }
 
 /// A copy of a strategy's counters at one moment.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MetricsSnapshot {
     /// Leases handed out.
     pub checkouts: u64,
@@ -114,9 +125,42 @@ pub struct MetricsSnapshot {
     pub in_use: u64,
     /// Most leased at once.
     pub peak_in_use: u64,
+    /// Checkouts that had to wait while their task already held a
+    /// connection from the same strategy: the nested checkout that
+    /// deadlocks a pool smaller than its callers' needs.
+    pub nested_waits: u64,
+    /// How long the checkouts that waited, waited.
+    pub waits: WaitStats,
 }
 
 impl MetricsSnapshot {
+    /// Add another strategy's counters (peaks add up to an upper bound).
+    pub fn merge(&mut self, o: &MetricsSnapshot) {
+        self.checkouts += o.checkouts;
+        self.waited += o.waited;
+        self.timeouts += o.timeouts;
+        self.connect_errors += o.connect_errors;
+        self.opened += o.opened;
+        self.closed_broken += o.closed_broken;
+        self.closed_idle += o.closed_idle;
+        self.closed_lifetime += o.closed_lifetime;
+        self.closed_overflow += o.closed_overflow;
+        self.closed_released += o.closed_released;
+        self.open += o.open;
+        self.peak_open += o.peak_open;
+        self.in_use += o.in_use;
+        self.peak_in_use += o.peak_in_use;
+        self.nested_waits += o.nested_waits;
+        if self.waits.buckets.len() < o.waits.buckets.len() {
+            self.waits.buckets.resize(o.waits.buckets.len(), 0);
+        }
+        for (a, b) in self.waits.buckets.iter_mut().zip(&o.waits.buckets) {
+            *a += b;
+        }
+        self.waits.total_ns += o.waits.total_ns;
+        self.waits.max_ns = self.waits.max_ns.max(o.waits.max_ns);
+    }
+
     /// All connections closed, whatever the cause.
     pub fn closed(&self) -> u64 {
         self.closed_broken

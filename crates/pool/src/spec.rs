@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A strategy by name, as users write it: `per-request`, `shared`,
-/// `round-robin:N`, `pool:N`, `elastic:N+M`, `take-or-create:N`.
+/// `round-robin:N`, `least-loaded:N`, `pool:N`, `elastic:N+M`,
+/// `take-or-create:N`, `partitioned:KxN`.
 ///
 /// Sized strategies may be written without a size (`pool`); the size is then
 /// filled in later with [`StrategySpec::with_size`].
@@ -17,12 +18,16 @@ pub enum StrategySpec {
     Shared,
     /// N connections; request i goes to connection i mod N.
     RoundRobin(Option<usize>),
+    /// N connections; each request goes to the one with fewest in flight.
+    LeastLoaded(Option<usize>),
     /// Exclusive checkout of at most N connections, FIFO waiters.
     Pool(Option<usize>),
     /// `pool:N` plus up to M overflow connections closed after an idle grace.
     Elastic(Option<usize>, Option<usize>),
     /// Take an idle connection or open one; keep at most N idle.
     TakeOrCreate(Option<usize>),
+    /// K independent `pool:N`s; requests spread over them by a key.
+    Partitioned(Option<usize>, Option<usize>),
 }
 
 impl StrategySpec {
@@ -32,9 +37,11 @@ impl StrategySpec {
             StrategySpec::PerRequest => "per-request",
             StrategySpec::Shared => "shared",
             StrategySpec::RoundRobin(_) => "round-robin",
+            StrategySpec::LeastLoaded(_) => "least-loaded",
             StrategySpec::Pool(_) => "pool",
             StrategySpec::Elastic(..) => "elastic",
             StrategySpec::TakeOrCreate(_) => "take-or-create",
+            StrategySpec::Partitioned(..) => "partitioned",
         }
     }
 
@@ -43,16 +50,24 @@ impl StrategySpec {
         matches!(
             self,
             StrategySpec::RoundRobin(None)
+                | StrategySpec::LeastLoaded(None)
+                | StrategySpec::Partitioned(None, _)
                 | StrategySpec::Pool(None)
                 | StrategySpec::Elastic(None, _)
                 | StrategySpec::TakeOrCreate(None)
         )
     }
 
-    /// Fill in a missing size. `elastic` without sizes gets `N+N/2`.
+    /// Fill in a missing size. `elastic` without sizes gets `N+N/2`;
+    /// `partitioned` gets `2x(N/2)`, the same total as `pool:N`.
     pub fn with_size(self, n: usize) -> StrategySpec {
         match self {
             StrategySpec::RoundRobin(None) => StrategySpec::RoundRobin(Some(n)),
+            StrategySpec::LeastLoaded(None) => StrategySpec::LeastLoaded(Some(n)),
+            StrategySpec::Partitioned(None, _) => {
+                let k = if n >= 2 { 2 } else { 1 };
+                StrategySpec::Partitioned(Some(k), Some(n / k))
+            }
             StrategySpec::Pool(None) => StrategySpec::Pool(Some(n)),
             StrategySpec::Elastic(None, m) => {
                 StrategySpec::Elastic(Some(n), Some(m.unwrap_or((n / 2).max(1))))
@@ -62,11 +77,14 @@ impl StrategySpec {
         }
     }
 
-    /// The pool size, where the strategy has one.
+    /// The pool size, where the strategy has one (for `partitioned:KxN`,
+    /// K×N; for `elastic:N+M`, N).
     pub fn size(&self) -> Option<usize> {
         match *self {
             StrategySpec::PerRequest | StrategySpec::Shared => None,
+            StrategySpec::Partitioned(k, n) => Some(k? * n?),
             StrategySpec::RoundRobin(n)
+            | StrategySpec::LeastLoaded(n)
             | StrategySpec::Pool(n)
             | StrategySpec::Elastic(n, _)
             | StrategySpec::TakeOrCreate(n) => n,
@@ -80,6 +98,7 @@ impl fmt::Display for StrategySpec {
         match *self {
             StrategySpec::Elastic(Some(n), Some(m)) => write!(f, ":{n}+{m}"),
             StrategySpec::Elastic(Some(n), None) => write!(f, ":{n}"),
+            StrategySpec::Partitioned(Some(k), Some(n)) => write!(f, ":{k}x{n}"),
             _ => match self.size() {
                 Some(n) => write!(f, ":{n}"),
                 None => Ok(()),
@@ -114,6 +133,16 @@ impl FromStr for StrategySpec {
             "per-request" => StrategySpec::PerRequest,
             "shared" => StrategySpec::Shared,
             "round-robin" => StrategySpec::RoundRobin(sized(arg)?),
+            "least-loaded" => StrategySpec::LeastLoaded(sized(arg)?),
+            "partitioned" => match arg {
+                None => StrategySpec::Partitioned(None, None),
+                Some(arg) => match arg.split_once(['x', 'X']) {
+                    Some((k, n)) => {
+                        StrategySpec::Partitioned(Some(size(k.trim())?), Some(size(n.trim())?))
+                    }
+                    None => return Err(err("expected partitioned:KxN, e.g. partitioned:4x8")),
+                },
+            },
             "pool" => StrategySpec::Pool(sized(arg)?),
             "take-or-create" => StrategySpec::TakeOrCreate(sized(arg)?),
             "elastic" => match arg {
@@ -128,8 +157,8 @@ impl FromStr for StrategySpec {
             },
             _ => {
                 return Err(err(
-                    "unknown strategy; expected per-request, shared, round-robin:N, pool:N, \
-                     elastic:N+M or take-or-create:N",
+                    "unknown strategy; expected per-request, shared, round-robin:N, \
+                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N or partitioned:KxN",
                 ))
             }
         };

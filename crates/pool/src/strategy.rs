@@ -3,40 +3,41 @@ use crate::error::{AcquireError, BuildError};
 use crate::exclusive::Exclusive;
 use crate::lease::Lease;
 use crate::metrics::{Metrics, MetricsSnapshot};
-use crate::slots::Slots;
+use crate::slots::{Pick, Slots};
 use crate::spec::StrategySpec;
 use crate::Connector;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// Connections from one connector, shared among callers as a
 /// [`StrategySpec`] says. Cheap to clone; clones share the connections.
 pub struct Strategy<C: Connector> {
-    inner: Inner<C>,
+    inner: Arc<Inner<C>>,
     spec: StrategySpec,
     checkout_timeout: Duration,
 }
 
 enum Inner<C: Connector> {
+    /// `pool`, `elastic`, `take-or-create`, `per-request`.
     Exclusive(Arc<Exclusive<C>>),
+    /// `shared`, `round-robin`, `least-loaded`.
     Slots(Arc<Slots<C>>),
+    /// `partitioned:KxN`: K exclusive pools and a counter for unkeyed use.
+    Partitioned(Vec<Arc<Exclusive<C>>>, AtomicUsize),
 }
 
 impl<C: Connector> Clone for Strategy<C> {
     fn clone(&self) -> Self {
-        let inner = match &self.inner {
-            Inner::Exclusive(e) => Inner::Exclusive(e.clone()),
-            Inner::Slots(s) => Inner::Slots(s.clone()),
-        };
         Strategy {
-            inner,
+            inner: self.inner.clone(),
             spec: self.spec,
             checkout_timeout: self.checkout_timeout,
         }
     }
 }
 
-impl<C: Connector> Strategy<C> {
+impl<C: Connector + Clone> Strategy<C> {
     /// Build the strategy `spec` names over `connector`. Sized strategies
     /// must carry their size ([`StrategySpec::with_size`]).
     pub fn new(spec: &StrategySpec, connector: C, config: PoolConfig) -> Result<Self, BuildError> {
@@ -44,76 +45,135 @@ impl<C: Connector> Strategy<C> {
             return Err(BuildError::MissingSize(spec.kind().to_string()));
         }
         let checkout_timeout = config.checkout_timeout;
-        // (limit on leased, most kept idle, core size) for exclusive kinds.
-        let shape = match *spec {
-            StrategySpec::PerRequest => Ok((None, 0, 0)),
-            StrategySpec::Shared => Err(1),
-            StrategySpec::RoundRobin(n) => Err(n.unwrap_or(1)),
+        let exclusive = |limit: Option<usize>, max_idle: usize, core: usize| {
+            Arc::new(Exclusive::new(
+                connector.clone(),
+                limit,
+                max_idle,
+                core,
+                config.clone(),
+            ))
+        };
+        let slots = |n: Option<usize>, pick| {
+            Inner::Slots(Arc::new(Slots::new(
+                connector.clone(),
+                n.unwrap_or(1),
+                pick,
+                config.clone(),
+            )))
+        };
+        let inner = match *spec {
+            StrategySpec::PerRequest => Inner::Exclusive(exclusive(None, 0, 0)),
+            StrategySpec::Shared => slots(Some(1), Pick::RoundRobin),
+            StrategySpec::RoundRobin(n) => slots(n, Pick::RoundRobin),
+            StrategySpec::LeastLoaded(n) => slots(n, Pick::LeastLoaded),
             StrategySpec::Pool(n) => {
                 let n = n.unwrap_or(1);
-                Ok((Some(n), n, n))
+                Inner::Exclusive(exclusive(Some(n), n, n))
             }
             StrategySpec::Elastic(n, m) => {
                 let (n, m) = (n.unwrap_or(1), m.unwrap_or(0));
-                Ok((Some(n + m), n + m, n))
+                Inner::Exclusive(exclusive(Some(n + m), n + m, n))
             }
             StrategySpec::TakeOrCreate(n) => {
                 let n = n.unwrap_or(1);
-                Ok((None, n, n))
+                Inner::Exclusive(exclusive(None, n, n))
+            }
+            StrategySpec::Partitioned(k, n) => {
+                let n = n.unwrap_or(1);
+                let pools = (0..k.unwrap_or(1))
+                    .map(|_| exclusive(Some(n), n, n))
+                    .collect();
+                Inner::Partitioned(pools, AtomicUsize::new(0))
             }
         };
-        let inner = match shape {
-            Ok((limit, max_idle, core)) => Inner::Exclusive(Arc::new(Exclusive::new(
-                connector, limit, max_idle, core, config,
-            ))),
-            Err(slots) => Inner::Slots(Arc::new(Slots::new(connector, slots, config))),
-        };
         let strategy = Strategy {
-            inner,
+            inner: Arc::new(inner),
             spec: *spec,
             checkout_timeout,
         };
-        strategy.spawn_reaper();
+        strategy.spawn_reapers();
         Ok(strategy)
     }
+}
 
+impl<C: Connector> Strategy<C> {
     /// Lease a connection: wait (in arrival order) for one to come free,
     /// or open one, within the checkout timeout.
     pub async fn acquire(&self) -> Result<Lease<C>, AcquireError<C::Error>> {
-        match &self.inner {
-            Inner::Exclusive(e) => {
-                if let Some(c) = e.try_checkout() {
-                    return Ok(Lease::exclusive(e.clone(), c));
-                }
-                match tokio::time::timeout(self.checkout_timeout, e.checkout()).await {
-                    Ok(c) => Ok(Lease::exclusive(e.clone(), c?)),
-                    Err(_) => Err(self.timed_out()),
-                }
-            }
+        match &*self.inner {
+            Inner::Exclusive(e) => self.acquire_exclusive(e).await,
             Inner::Slots(s) => {
                 match tokio::time::timeout(self.checkout_timeout, s.checkout()).await {
-                    Ok(g) => Ok(Lease::slot(s.clone(), g?)),
-                    Err(_) => Err(self.timed_out()),
+                    Ok(held) => Ok(Lease::slot(s.clone(), held?)),
+                    Err(_) => Err(self.timed_out(&s.metrics)),
                 }
+            }
+            Inner::Partitioned(pools, next) => {
+                let i = next.fetch_add(1, Relaxed) % pools.len();
+                self.acquire_exclusive(&pools[i]).await
             }
         }
     }
 
-    fn timed_out(&self) -> AcquireError<C::Error> {
-        self.raw_metrics().timeout();
+    /// Like [`acquire`](Self::acquire), with a key that picks the partition
+    /// of `partitioned:KxN` (key mod K). Other strategies ignore the key.
+    pub async fn acquire_keyed(&self, key: usize) -> Result<Lease<C>, AcquireError<C::Error>> {
+        match &*self.inner {
+            Inner::Partitioned(pools, _) => self.acquire_exclusive(&pools[key % pools.len()]).await,
+            _ => self.acquire().await,
+        }
+    }
+
+    async fn acquire_exclusive(
+        &self,
+        e: &Arc<Exclusive<C>>,
+    ) -> Result<Lease<C>, AcquireError<C::Error>> {
+        if let Some(c) = e.try_checkout() {
+            return Ok(Lease::exclusive(e.clone(), c));
+        }
+        match tokio::time::timeout(self.checkout_timeout, e.checkout()).await {
+            Ok(c) => Ok(Lease::exclusive(e.clone(), c?)),
+            Err(_) => Err(self.timed_out(&e.metrics)),
+        }
+    }
+
+    fn timed_out(&self, metrics: &Metrics) -> AcquireError<C::Error> {
+        metrics.timeout();
         AcquireError::Timeout(self.checkout_timeout)
     }
 
-    fn raw_metrics(&self) -> &Metrics {
-        match &self.inner {
-            Inner::Exclusive(e) => &e.metrics,
-            Inner::Slots(s) => &s.metrics,
+    /// Open connections ahead of demand until `min_idle` are idle (pooled
+    /// strategies; for `partitioned`, in each partition). Returns how many
+    /// were opened.
+    pub async fn prefill(&self) -> Result<usize, AcquireError<C::Error>> {
+        match &*self.inner {
+            Inner::Exclusive(e) => e.prefill().await,
+            Inner::Slots(_) => Ok(0),
+            Inner::Partitioned(pools, _) => {
+                let mut opened = 0;
+                for p in pools {
+                    opened += p.prefill().await?;
+                }
+                Ok(opened)
+            }
         }
     }
 
-    /// The counters as they are now.
+    /// The counters as they are now (for `partitioned`, summed over the
+    /// partitions; peaks are then the sum of each partition's peak).
     pub fn metrics(&self) -> MetricsSnapshot {
-        self.raw_metrics().snapshot()
+        match &*self.inner {
+            Inner::Exclusive(e) => e.metrics.snapshot(),
+            Inner::Slots(s) => s.metrics.snapshot(),
+            Inner::Partitioned(pools, _) => {
+                let mut total = MetricsSnapshot::default();
+                for p in pools {
+                    total.merge(&p.metrics.snapshot());
+                }
+                total
+            }
+        }
     }
 
     /// What this strategy is.
@@ -123,48 +183,55 @@ impl<C: Connector> Strategy<C> {
 
     /// Connections open and not leased.
     pub fn idle(&self) -> usize {
-        match &self.inner {
+        match &*self.inner {
             Inner::Exclusive(e) => e.idle_count(),
             Inner::Slots(s) => s.idle_count(),
+            Inner::Partitioned(pools, _) => pools.iter().map(|p| p.idle_count()).sum(),
         }
     }
 
     /// Close every connection not leased now.
     pub fn close_idle(&self) {
-        match &self.inner {
+        match &*self.inner {
             Inner::Exclusive(e) => e.close_idle(),
             Inner::Slots(s) => s.close_idle(),
+            Inner::Partitioned(pools, _) => pools.iter().for_each(|p| p.close_idle()),
         }
     }
 
     /// Close expired and surplus idle connections in the background while
     /// the strategy lives (when built inside a tokio runtime).
-    fn spawn_reaper(&self) {
-        let Inner::Exclusive(e) = &self.inner else {
-            return;
-        };
-        let Ok(handle) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let c = &e.config;
-        let every = [c.idle_timeout, Some(c.overflow_grace)]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(Duration::from_secs(1))
-            .clamp(Duration::from_millis(10), Duration::from_secs(1))
-            / 2;
-        let weak: Weak<Exclusive<C>> = Arc::downgrade(e);
-        handle.spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                match weak.upgrade() {
-                    Some(e) => e.reap(),
-                    None => return,
-                }
-            }
-        });
+    fn spawn_reapers(&self) {
+        match &*self.inner {
+            Inner::Exclusive(e) => spawn_reaper(e),
+            Inner::Slots(_) => {}
+            Inner::Partitioned(pools, _) => pools.iter().for_each(spawn_reaper),
+        }
     }
+}
+
+fn spawn_reaper<C: Connector>(e: &Arc<Exclusive<C>>) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let c = &e.config;
+    let every = [c.idle_timeout, Some(c.overflow_grace)]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(Duration::from_secs(1))
+        .clamp(Duration::from_millis(10), Duration::from_secs(1))
+        / 2;
+    let weak: Weak<Exclusive<C>> = Arc::downgrade(e);
+    handle.spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            match weak.upgrade() {
+                Some(e) => e.reap(),
+                None => return,
+            }
+        }
+    });
 }

@@ -7,10 +7,12 @@ pub(crate) struct Tracked<T> {
     pub(crate) conn: T,
     pub(crate) expires: Option<Instant>,
     pub(crate) idle_since: Instant,
+    /// Index in the strategy's holder table, if it has one.
+    pub(crate) holder: Option<usize>,
 }
 
 impl<T> Tracked<T> {
-    pub(crate) fn new(conn: T, config: &PoolConfig) -> Self {
+    pub(crate) fn new(conn: T, config: &PoolConfig, holder: Option<usize>) -> Self {
         let now = Instant::now();
         let expires = config.max_lifetime.map(|life| {
             let j = config.lifetime_jitter.clamp(0.0, 1.0);
@@ -25,6 +27,7 @@ impl<T> Tracked<T> {
             conn,
             expires,
             idle_since: now,
+            holder,
         }
     }
 

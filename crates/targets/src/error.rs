@@ -14,6 +14,9 @@ pub enum ErrorKind {
     Timeout,
     /// No connection came free within the checkout timeout.
     CheckoutTimeout,
+    /// A task holding a connection asked the same pool for another and was
+    /// refused rather than left to deadlock (`--fail-on-nested`).
+    NestedCheckout,
     /// The server answered with an error status (4xx, 5xx).
     Status,
     /// The answer did not follow the protocol.
@@ -22,11 +25,12 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in report order.
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Refused,
         ErrorKind::Reset,
         ErrorKind::Timeout,
         ErrorKind::CheckoutTimeout,
+        ErrorKind::NestedCheckout,
         ErrorKind::Status,
         ErrorKind::Protocol,
     ];
@@ -38,6 +42,7 @@ impl ErrorKind {
             ErrorKind::Reset => "reset",
             ErrorKind::Timeout => "timeout",
             ErrorKind::CheckoutTimeout => "checkout_timeout",
+            ErrorKind::NestedCheckout => "nested_checkout",
             ErrorKind::Status => "status",
             ErrorKind::Protocol => "protocol",
         }
