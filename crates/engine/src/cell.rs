@@ -3,10 +3,11 @@ use crate::plan::{CellSpec, Plan};
 use crate::record::Recorder;
 use poolbench_pool::{AcquireError, BuildError, MetricsSnapshot, Strategy};
 use poolbench_targets::{ErrorKind, Target};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::time::timeout_at;
+use tokio::time::{timeout_at, Sleep};
 
 /// Longest wait, after the measured time, for requests still in flight.
 const MAX_DRAIN: Duration = Duration::from_secs(3);
@@ -105,11 +106,16 @@ async fn worker<T: Target>(
     measure_from: Instant,
     end: Instant,
 ) {
+    // One timer per worker, pushed forward before each request: moving a
+    // registered deadline later is a compare-and-swap, where a fresh
+    // timeout per request would take the timer wheel's lock twice.
+    let deadline = tokio::time::sleep(shared.timeout);
+    tokio::pin!(deadline);
     loop {
         if Instant::now() >= end || shared.budget_spent() {
             return;
         }
-        let outcome = exchange(&shared, id).await;
+        let outcome = exchange(&shared, id, deadline.as_mut()).await;
         let done = Instant::now();
         let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
         if done < measure_from {
@@ -146,7 +152,11 @@ impl<T: Target> Shared<T> {
 /// Acquire, send, release. A request the connection closed under before it
 /// was sent is retried once on another connection and not counted as an
 /// error.
-async fn exchange<T: Target>(s: &Shared<T>, key: usize) -> Result<Timing, ErrorKind> {
+async fn exchange<T: Target>(
+    s: &Shared<T>,
+    key: usize,
+    mut deadline: Pin<&mut Sleep>,
+) -> Result<Timing, ErrorKind> {
     let mut checkout = Duration::ZERO;
     let mut request = Duration::ZERO;
     for attempt in 0..2 {
@@ -159,7 +169,14 @@ async fn exchange<T: Target>(s: &Shared<T>, key: usize) -> Result<Timing, ErrorK
         };
         let t1 = Instant::now();
         checkout += t1 - t0;
-        let sent = tokio::time::timeout(s.timeout, s.target.send(&mut lease)).await;
+        deadline
+            .as_mut()
+            .reset(tokio::time::Instant::from_std(t1 + s.timeout));
+        let sent = tokio::select! {
+            biased;
+            sent = s.target.send(&mut lease) => Ok(sent),
+            _ = deadline.as_mut() => Err(()),
+        };
         request += t1.elapsed();
         match sent {
             Ok(Ok(reply)) => return Ok((checkout, request, reply.bytes)),

@@ -7,7 +7,7 @@ use crate::record::Summary;
 use crate::result::{CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION};
 use poolbench_pool::{BuildError, Connector};
 use poolbench_targets::http1::Http1Target;
-use poolbench_targets::{ErrorKind, TargetError};
+use poolbench_targets::{ErrorKind, Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
 use thiserror::Error;
 
@@ -57,7 +57,12 @@ pub fn run(
     runtime
         .block_on(async {
             match tokio::time::timeout(PREFLIGHT, target.connect()).await {
-                Ok(Ok(_)) => Ok(()),
+                Ok(Ok(mut conn)) => {
+                    // One request, so the server has surely accepted this
+                    // connection before the first cell resets its counters.
+                    let _ = tokio::time::timeout(PREFLIGHT, target.send(&mut conn)).await;
+                    Ok(())
+                }
                 Ok(Err(e)) => Err(e.message),
                 Err(_) => Err(format!("connect timed out after {PREFLIGHT:?}")),
             }
