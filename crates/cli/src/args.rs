@@ -152,6 +152,15 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value = "0", value_parser = parse::fraction)]
     pub(crate) fail_rate: f64,
 
+    /// Freeze the whole server this long at the start of every
+    /// --stall-every period (no response leaves during a stall).
+    #[arg(long, default_value = "0s", value_parser = parse::duration)]
+    pub(crate) stall: Duration,
+
+    /// The period of --stall.
+    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    pub(crate) stall_every: Duration,
+
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,

@@ -14,6 +14,8 @@ pub(crate) fn config(a: &ServeArgs) -> ServerConfig {
         keepalive_timeout: a.keepalive_timeout,
         max_requests_per_conn: a.max_requests_per_conn,
         fail_rate: a.fail_rate,
+        stall: a.stall,
+        stall_every: a.stall_every,
     }
 }
 

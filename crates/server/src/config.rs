@@ -36,6 +36,14 @@ pub struct ServerConfig {
     pub max_requests_per_conn: Option<u64>,
     /// Fraction of requests answered with a 500.
     pub fail_rate: f64,
+    /// The whole server freezes this long at the start of every
+    /// `stall_every` period after it starts: no response leaves during a
+    /// stall (zero disables).
+    #[serde(with = "humantime_serde_compat")]
+    pub stall: Duration,
+    /// The period of stalls.
+    #[serde(with = "humantime_serde_compat")]
+    pub stall_every: Duration,
 }
 
 impl Default for ServerConfig {
@@ -49,6 +57,8 @@ impl Default for ServerConfig {
             keepalive_timeout: Duration::from_secs(60),
             max_requests_per_conn: None,
             fail_rate: 0.0,
+            stall: Duration::ZERO,
+            stall_every: Duration::from_secs(5),
         }
     }
 }
@@ -67,6 +77,9 @@ impl ServerConfig {
         }
         if self.max_requests_per_conn == Some(0) {
             return Err(ConfigError::MaxRequestsPerConn);
+        }
+        if !self.stall.is_zero() && self.stall >= self.stall_every {
+            return Err(ConfigError::Stall);
         }
         self.delay.check()
     }
@@ -95,6 +108,9 @@ pub enum ConfigError {
     /// `max_requests_per_conn` set to 0.
     #[error("invalid max_requests_per_conn 0: must be at least 1 when set")]
     MaxRequestsPerConn,
+    /// A stall as long as its period would never end.
+    #[error("invalid stall: it must be shorter than stall_every")]
+    Stall,
 }
 
 /// Serde adapter: `Duration` as a humantime string ("250ms", "1m 30s").

@@ -39,6 +39,8 @@ pub(crate) struct Shared {
     pub(crate) max_requests: Option<u64>,
     /// `None` when keep-alive idle closing is off (`keepalive_timeout` zero).
     pub(crate) idle_timeout: Option<Duration>,
+    /// Periodic freezes: (start of the first period, stall, period).
+    stall: Option<(Instant, Duration, Duration)>,
 }
 
 impl Shared {
@@ -58,7 +60,18 @@ impl Shared {
             fail_rate: config.fail_rate,
             max_requests: config.max_requests_per_conn,
             idle_timeout: Some(config.keepalive_timeout).filter(|d| !d.is_zero()),
+            stall: (!config.stall.is_zero() && !config.stall_every.is_zero())
+                .then(|| (Instant::now(), config.stall, config.stall_every)),
         }
+    }
+
+    /// When the stall under way ends, if one is.
+    fn stalled_until(&self, now: Instant) -> Option<Instant> {
+        let (start, stall, every) = self.stall?;
+        let since = now.duration_since(start).as_nanos();
+        let into_period = since % every.as_nanos();
+        (into_period < stall.as_nanos())
+            .then(|| now + stall - Duration::from_nanos(into_period as u64))
     }
 }
 
@@ -171,7 +184,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             }
         }
         let guard = RequestGuard::new(conn);
-        if shared.semaphore.is_none() && shared.sampler.is_none() {
+        if shared.semaphore.is_none() && shared.sampler.is_none() && shared.stall.is_none() {
             return ResponseFuture::Immediate(Some((guard, close)));
         }
         let delay = shared.sampler.sample(&mut rand::rng());
@@ -185,7 +198,11 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
-            process(shared, close)
+            let resp = process(shared, close);
+            if let Some(until) = shared.stalled_until(Instant::now()) {
+                tokio::time::sleep_until(until.into()).await;
+            }
+            resp
         }))
     }
 }
