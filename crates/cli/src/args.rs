@@ -61,8 +61,44 @@ pub(crate) struct RunArgs {
     #[arg(short = 'n', long, value_parser = parse::count)]
     pub(crate) requests: Option<u64>,
 
+    /// Open loop: requests per second, sent whatever the answers; latency
+    /// counts from each request's intended send time.
+    #[arg(long, value_parser = parse::rate, conflicts_with = "concurrency")]
+    pub(crate) rate: Option<f64>,
+
+    /// Open loop: gaps between requests.
+    #[arg(long, value_enum, default_value_t = ArrivalArg::Constant, requires = "rate")]
+    pub(crate) arrival: ArrivalArg,
+
+    /// Open loop: most requests in flight at once.
+    #[arg(long, default_value = "1000", value_parser = parse::concurrency, requires = "rate")]
+    pub(crate) max_inflight: usize,
+
+    /// Batch samples: time K requests at concurrency c as one sample.
+    #[arg(long, value_name = "K", value_parser = parse::count, conflicts_with = "rate")]
+    pub(crate) batch: Option<u64>,
+
+    /// Batch samples: at least this many per cell, even past --duration.
+    #[arg(long, default_value = "5", value_parser = parse::count, requires = "batch")]
+    pub(crate) samples: u64,
+
+    /// Run each cell this many times with fresh connections; throughput and
+    /// p99 then come with 95% confidence intervals.
+    #[arg(long, default_value = "1", value_parser = parse::reps)]
+    pub(crate) reps: usize,
+
+    /// Each request holds a second connection from the same pool while it
+    /// runs: the nested checkout that deadlocks pools smaller than c+1.
+    #[arg(long)]
+    pub(crate) nested: bool,
+
+    /// Probe for a batching server: send D requests ahead on one HTTP/1.1
+    /// connection and count responses per read.
+    #[arg(long, value_name = "D", value_parser = parse::depth)]
+    pub(crate) pipeline: Option<usize>,
+
     /// Per-request timeout, after checkout.
-    #[arg(long, default_value = "10s", value_parser = parse::duration)]
+    #[arg(long, default_value = "5s", value_parser = parse::duration)]
     pub(crate) timeout: Duration,
 
     /// Longest wait for a pooled connection before the request fails.
@@ -104,9 +140,21 @@ pub(crate) struct RunArgs {
     #[arg(long, value_parser = parse::delay)]
     pub(crate) server_delay: Option<DelaySpec>,
 
+    /// Built-in server only: requests processed at once; excess wait.
+    #[arg(long, value_parser = parse::pool_size)]
+    pub(crate) server_max_inflight: Option<usize>,
+
     /// Built-in server only: fraction of requests answered 500.
     #[arg(long, default_value = "0", value_parser = parse::fraction)]
     pub(crate) server_fail_rate: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ArrivalArg {
+    /// Evenly spaced.
+    Constant,
+    /// Exponential gaps.
+    Poisson,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -160,6 +208,10 @@ pub(crate) struct ServeArgs {
     /// The period of --stall.
     #[arg(long, default_value = "5s", value_parser = parse::duration)]
     pub(crate) stall_every: Duration,
+
+    /// Answer pipelined HTTP/1.1 requests in one write (a batching server).
+    #[arg(long)]
+    pub(crate) batching: bool,
 
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]

@@ -48,3 +48,24 @@ pub(crate) fn fraction(s: &str) -> Result<f64, String> {
         _ => Err(format!("\"{s}\" is not a fraction between 0 and 1")),
     }
 }
+
+pub(crate) fn rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(r) if r > 0.0 && r.is_finite() => Ok(r),
+        Ok(_) => Err("rate must be greater than zero".to_string()),
+        Err(_) => Err(format!("\"{s}\" is not a rate in requests per second")),
+    }
+}
+
+pub(crate) fn reps(s: &str) -> Result<usize, String> {
+    at_least_one(s, "reps")
+}
+
+pub(crate) fn depth(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(d) if d >= 2 => Ok(d),
+        _ => Err(format!(
+            "pipeline depth \"{s}\" must be a whole number of at least 2"
+        )),
+    }
+}

@@ -1,7 +1,7 @@
-use crate::args::{Format, RunArgs};
+use crate::args::{ArrivalArg, Format, RunArgs};
 use crate::progress::Progress;
 use crate::Failure;
-use poolbench_engine::{EngineError, Plan, ServerCounters, ServerProbe};
+use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
 use poolbench_targets::TargetSpec;
@@ -95,6 +95,23 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.connect_timeout = a.connect_timeout;
     plan.pool.checkout_timeout = a.checkout_timeout;
     plan.pool.fail_on_nested = a.fail_on_nested;
+    plan.reps = a.reps;
+    plan.nested = a.nested;
+    plan.pipeline = a.pipeline;
+    if let Some(rate) = a.rate {
+        let arrival = match a.arrival {
+            ArrivalArg::Constant => Arrival::Constant,
+            ArrivalArg::Poisson => Arrival::Poisson,
+        };
+        plan.load = LoadModel::Open { rate, arrival };
+        plan.concurrency = vec![a.max_inflight];
+    }
+    if let Some(size) = a.batch {
+        plan.load = LoadModel::Batch {
+            size,
+            samples: a.samples,
+        };
+    }
     plan.pool.min_idle = a.min_idle;
     if let Some(n) = a.threads {
         plan.threads = n;
@@ -109,6 +126,7 @@ fn embedded_config(a: &RunArgs) -> ServerConfig {
             .server_delay
             .unwrap_or(DelaySpec::Fixed(Duration::from_millis(1))),
         fail_rate: a.server_fail_rate,
+        max_inflight: a.server_max_inflight,
         ..ServerConfig::default()
     }
 }
@@ -132,6 +150,7 @@ impl ServerProbe for StatsProbe {
             connections_peak: s.connections_peak,
             requests: s.requests,
             inflight_peak: s.inflight_peak,
+            service_ns_total: s.service_ns_total,
         }
     }
 }

@@ -16,6 +16,7 @@ pub(crate) fn config(a: &ServeArgs) -> ServerConfig {
         fail_rate: a.fail_rate,
         stall: a.stall,
         stall_every: a.stall_every,
+        batching: a.batching,
     }
 }
 

@@ -1,35 +1,42 @@
-//! One grid cell: c closed-loop workers over one strategy.
+//! One run of one grid cell: a fresh strategy, the load model's workers,
+//! and what they recorded.
+use crate::batch::{self, Sample};
+use crate::closed;
+use crate::cpu::load_threads_cpu;
+use crate::exchange::Shared;
+use crate::load::{LoadModel, Schedule};
+use crate::open;
 use crate::plan::{CellSpec, Plan};
 use crate::record::Recorder;
-use poolbench_pool::{AcquireError, BuildError, MetricsSnapshot, Strategy};
-use poolbench_targets::{ErrorKind, Target};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use crate::timeline::{bucket, Stall, Timeline};
+use poolbench_pool::{BuildError, MetricsSnapshot, Strategy};
+use poolbench_targets::Target;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::time::{timeout_at, Sleep};
+use tokio::time::timeout_at;
 
 /// Longest wait, after the measured time, for requests still in flight.
 const MAX_DRAIN: Duration = Duration::from_secs(3);
+/// Shortest stretch without a success that counts as a stall.
+const MIN_STALL: Duration = Duration::from_secs(2);
 
-/// What a cell measured, before it becomes a `CellResult`.
+/// What one run of a cell measured, before it becomes a `CellResult`.
 pub(crate) struct CellOutcome {
     pub(crate) recorder: Recorder,
     pub(crate) measured: Duration,
     pub(crate) unfinished: u64,
     pub(crate) metrics: MetricsSnapshot,
+    /// Connections opened before the measured window began.
+    pub(crate) opened_before_measuring: u64,
     pub(crate) idle_at_end: u64,
+    /// Share of the load threads' CPU capacity used, where known.
+    pub(crate) generator_cpu: Option<f64>,
+    /// Batch samples (empty for other models).
+    pub(crate) samples: Vec<Sample>,
+    pub(crate) timeline: Timeline,
+    pub(crate) stalls: Vec<Stall>,
 }
-
-struct Shared<T: Target> {
-    strategy: Strategy<T>,
-    target: T,
-    timeout: Duration,
-    budget: Option<u64>,
-    completed: AtomicU64,
-}
-
-type Timing = (Duration, Duration, u64);
 
 pub(crate) async fn run_cell<T: Target + Clone>(
     target: T,
@@ -40,24 +47,49 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     // Connect failures while prefilling show up again as counted errors
     // when the workers connect.
     let _ = strategy.prefill().await;
+    let cpu_before = load_threads_cpu();
+    let origin = Instant::now();
+    let measure_from = origin + plan.warmup;
+    let end = match plan.load {
+        // Batches are timed on their own after the warm-up.
+        LoadModel::Batch { .. } => measure_from,
+        _ => measure_from + plan.duration,
+    };
+    let schedule = match plan.load {
+        LoadModel::Open { rate, arrival } => Some(Mutex::new(Schedule::new(origin, rate, arrival))),
+        _ => None,
+    };
     let shared = Arc::new(Shared {
         strategy: strategy.clone(),
         target,
         timeout: plan.timeout,
+        nested: plan.nested,
         budget: plan.requests,
         completed: AtomicU64::new(0),
+        origin,
+        measure_from,
+        end,
+        schedule,
     });
-    let measure_from = Instant::now() + plan.warmup;
-    let end = measure_from + plan.duration;
+    let opened_at_start = {
+        let strategy = strategy.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(measure_from.into()).await;
+            strategy.metrics().opened
+        })
+    };
+
     let recorders: Vec<_> = (0..cell.concurrency)
         .map(|_| Arc::new(Mutex::new(Recorder::new())))
         .collect();
     let handles: Vec<_> = recorders
         .iter()
         .enumerate()
-        .map(|(id, rec)| tokio::spawn(worker(shared.clone(), id, rec.clone(), measure_from, end)))
+        .map(|(id, rec)| match plan.load {
+            LoadModel::Open { .. } => tokio::spawn(open::worker(shared.clone(), id, rec.clone())),
+            _ => tokio::spawn(closed::worker(shared.clone(), id, rec.clone())),
+        })
         .collect();
-
     let hard_stop = tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN));
     let mut unfinished = 0;
     for mut h in handles {
@@ -67,132 +99,46 @@ pub(crate) async fn run_cell<T: Target + Clone>(
             unfinished += 1;
         }
     }
-    drop(shared);
-
     let mut recorder = Recorder::new();
     for rec in &recorders {
         recorder.merge(&rec.lock().unwrap_or_else(|p| p.into_inner()));
     }
+
+    let mut samples = Vec::new();
+    let mut measured = match recorder.last_done {
+        Some(last) if shared.budget_spent() => last.saturating_duration_since(measure_from),
+        _ => end.saturating_duration_since(measure_from),
+    };
+    if let LoadModel::Batch { size, samples: min } = plan.load {
+        let b = batch::run(shared.clone(), cell.concurrency, size, min, plan.duration).await;
+        recorder.merge(&b.recorder);
+        samples = b.samples;
+        measured = b.measured;
+    }
+    let wall = origin.elapsed().as_secs_f64();
+    let generator_cpu = match (cpu_before, load_threads_cpu()) {
+        (Some(a), Some(b)) if wall > 0.0 => Some((b - a) / (wall * plan.threads as f64)),
+        _ => None,
+    };
+    drop(shared);
+
     let idle_at_end = strategy.idle() as u64;
     strategy.close_idle();
     let metrics = strategy.metrics();
-    let budget_spent = plan
-        .requests
-        .is_some_and(|n| recorder.ok + errors(&recorder) >= n);
-    let stop = match recorder.last_done {
-        Some(last) if budget_spent => last,
-        _ => end,
-    };
+    let opened_before_measuring = opened_at_start.await.unwrap_or(0);
+    let timeline = recorder.counts.timeline(bucket(origin, measure_from));
+    let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
+    let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
     Ok(CellOutcome {
-        measured: stop.saturating_duration_since(measure_from),
         recorder,
+        measured,
         unfinished,
         metrics,
+        opened_before_measuring,
         idle_at_end,
+        generator_cpu,
+        samples,
+        timeline,
+        stalls,
     })
-}
-
-fn errors(r: &Recorder) -> u64 {
-    r.errors.iter().sum()
-}
-
-/// One closed-loop worker. A request counts when it completes inside the
-/// measured window (after warm-up, before the end, within the request
-/// budget); what completes outside it is counted apart and not measured.
-async fn worker<T: Target>(
-    shared: Arc<Shared<T>>,
-    id: usize,
-    rec: Arc<Mutex<Recorder>>,
-    measure_from: Instant,
-    end: Instant,
-) {
-    // One timer per worker, pushed forward before each request: moving a
-    // registered deadline later is a compare-and-swap, where a fresh
-    // timeout per request would take the timer wheel's lock twice.
-    let deadline = tokio::time::sleep(shared.timeout);
-    tokio::pin!(deadline);
-    loop {
-        if Instant::now() >= end || shared.budget_spent() {
-            return;
-        }
-        let outcome = exchange(&shared, id, deadline.as_mut()).await;
-        let done = Instant::now();
-        let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
-        if done < measure_from {
-            r.warmup += 1;
-            continue;
-        }
-        if done > end || !shared.take_budget() {
-            r.outside += 1;
-            return;
-        }
-        match outcome {
-            Ok((checkout, request, bytes)) => r.success(checkout, request, bytes),
-            Err(kind) => r.error(kind),
-        }
-        r.last_done = Some(done);
-    }
-}
-
-impl<T: Target> Shared<T> {
-    fn budget_spent(&self) -> bool {
-        self.budget
-            .is_some_and(|n| self.completed.load(Relaxed) >= n)
-    }
-
-    /// Count one completion against the budget; false when it is spent.
-    fn take_budget(&self) -> bool {
-        match self.budget {
-            Some(n) => self.completed.fetch_add(1, Relaxed) < n,
-            None => true,
-        }
-    }
-}
-
-/// Acquire, send, release. A request the connection closed under before it
-/// was sent is retried once on another connection and not counted as an
-/// error.
-async fn exchange<T: Target>(
-    s: &Shared<T>,
-    key: usize,
-    mut deadline: Pin<&mut Sleep>,
-) -> Result<Timing, ErrorKind> {
-    let mut checkout = Duration::ZERO;
-    let mut request = Duration::ZERO;
-    for attempt in 0..2 {
-        let t0 = Instant::now();
-        let mut lease = match s.strategy.acquire_keyed(key).await {
-            Ok(lease) => lease,
-            Err(AcquireError::Timeout(_)) => return Err(ErrorKind::CheckoutTimeout),
-            Err(AcquireError::NestedCheckout { .. }) => return Err(ErrorKind::NestedCheckout),
-            Err(AcquireError::Connect(e)) => return Err(e.kind),
-        };
-        let t1 = Instant::now();
-        checkout += t1 - t0;
-        deadline
-            .as_mut()
-            .reset(tokio::time::Instant::from_std(t1 + s.timeout));
-        let sent = tokio::select! {
-            biased;
-            sent = s.target.send(&mut lease) => Ok(sent),
-            _ = deadline.as_mut() => Err(()),
-        };
-        request += t1.elapsed();
-        match sent {
-            Ok(Ok(reply)) => return Ok((checkout, request, reply.bytes)),
-            Ok(Err(e)) => {
-                if e.broken {
-                    lease.mark_broken();
-                }
-                if !(e.unsent && attempt == 0) {
-                    return Err(e.kind);
-                }
-            }
-            Err(_) => {
-                lease.mark_broken();
-                return Err(ErrorKind::Timeout);
-            }
-        }
-    }
-    Err(ErrorKind::Reset)
 }

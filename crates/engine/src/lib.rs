@@ -3,17 +3,34 @@
 //! prints; progress goes to an [`Events`] sink the caller supplies.
 #![forbid(unsafe_code)]
 
+mod analysis;
+mod assemble;
+mod batch;
 mod cell;
+mod closed;
+mod cpu;
+mod exchange;
+mod load;
 mod machine;
+mod open;
+mod pipeline;
 mod plan;
 mod probe;
 mod record;
 mod result;
 mod runner;
+mod stats;
+mod timeline;
 
+pub use analysis::{pitfalls, recommend, Pitfall, Recommendation};
+pub use batch::Sample;
+pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
+pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan, PlanError};
 pub use probe::{ServerCounters, ServerProbe};
 pub use record::{decode_histogram, encode_histogram, Summary};
 pub use result::{CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION};
 pub use runner::{run, EngineError, Events, NoEvents};
+pub use stats::mean_ci95;
+pub use timeline::{Stall, Timeline, BUCKET};

@@ -1,3 +1,4 @@
+use crate::load::LoadModel;
 use poolbench_pool::{PoolConfig, StrategySpec};
 use poolbench_targets::TargetSpec;
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,16 @@ pub struct Plan {
     pub pool: PoolConfig,
     /// Load-generator runtime threads.
     pub threads: usize,
+    /// How requests are issued.
+    pub load: LoadModel,
+    /// Runs of each cell, each with fresh connections.
+    pub reps: usize,
+    /// Each request holds a second connection from the same strategy
+    /// while it runs (the nested checkout of a handler).
+    pub nested: bool,
+    /// Requests sent ahead on one HTTP/1.1 connection to probe for a
+    /// batching server; `None`: no probe.
+    pub pipeline: Option<usize>,
 }
 
 /// A plan that cannot run.
@@ -54,6 +65,21 @@ pub enum PlanError {
     ZeroRequests,
     #[error("threads must be at least 1")]
     ZeroThreads,
+    #[error("--rate must be greater than zero")]
+    ZeroRate,
+    #[error("--reps must be at least 1")]
+    ZeroReps,
+    #[error("--batch and --samples must be at least 1")]
+    ZeroBatch,
+    #[error("--samples {samples} needs {needed} requests (--batch {size}), more than --requests {budget}")]
+    SamplesOverBudget {
+        samples: u64,
+        size: u64,
+        needed: u64,
+        budget: u64,
+    },
+    #[error("--pipeline must be at least 2")]
+    Pipeline,
 }
 
 /// One cell of the grid.
@@ -87,6 +113,10 @@ impl Plan {
             connect_timeout: Duration::from_secs(5),
             pool: PoolConfig::default(),
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            load: LoadModel::Closed,
+            reps: 1,
+            nested: false,
+            pipeline: None,
         }
     }
 
@@ -117,6 +147,34 @@ impl Plan {
         }
         if self.threads == 0 {
             return Err(PlanError::ZeroThreads);
+        }
+        if self.reps == 0 {
+            return Err(PlanError::ZeroReps);
+        }
+        if self.pipeline.is_some_and(|d| d < 2) {
+            return Err(PlanError::Pipeline);
+        }
+        match self.load {
+            LoadModel::Open { rate, .. } if !(rate > 0.0 && rate.is_finite()) => {
+                return Err(PlanError::ZeroRate)
+            }
+            LoadModel::Batch { size, samples } => {
+                if size == 0 || samples == 0 {
+                    return Err(PlanError::ZeroBatch);
+                }
+                if let Some(budget) = self.requests {
+                    let needed = size.saturating_mul(samples);
+                    if needed > budget {
+                        return Err(PlanError::SamplesOverBudget {
+                            samples,
+                            size,
+                            needed,
+                            budget,
+                        });
+                    }
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -1,4 +1,5 @@
 //! Per-worker recording into HDR histograms, merged once per cell.
+use crate::timeline::{bucket, Counts};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
@@ -23,6 +24,19 @@ pub(crate) struct Recorder {
     pub(crate) outside: u64,
     pub(crate) bytes: u64,
     pub(crate) last_done: Option<Instant>,
+    /// Open loop: sent more than a millisecond after the intended time.
+    pub(crate) late: u64,
+    /// Open loop: not sent, the intended time being a timeout in the past.
+    pub(crate) dropped: u64,
+    pub(crate) counts: Counts,
+}
+
+/// One exchange's timings: checkout wait, request, body bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Timing {
+    pub(crate) checkout: Duration,
+    pub(crate) request: Duration,
+    pub(crate) bytes: u64,
 }
 
 impl Recorder {
@@ -37,18 +51,27 @@ impl Recorder {
             outside: 0,
             bytes: 0,
             last_done: None,
+            late: 0,
+            dropped: 0,
+            counts: Counts::default(),
         }
     }
 
-    pub(crate) fn success(&mut self, checkout: Duration, request: Duration, bytes: u64) {
-        let c = checkout.as_nanos() as u64;
-        let r = request.as_nanos() as u64;
+    /// Put a completion on the timeline (measured or not).
+    pub(crate) fn timeline(&mut self, origin: Instant, start: Instant, done: Instant, ok: bool) {
+        self.counts
+            .record(bucket(origin, start), bucket(origin, done), ok);
+    }
+
+    /// A measured success; `latency` is checkout plus request in a closed
+    /// loop, and from the intended send time in an open loop.
+    pub(crate) fn success(&mut self, t: Timing, latency: Duration) {
         // Auto-resizing: recording only fails past u64 range.
-        let _ = self.checkout.record(c);
-        let _ = self.request.record(r);
-        let _ = self.latency.record(c + r);
+        let _ = self.checkout.record(t.checkout.as_nanos() as u64);
+        let _ = self.request.record(t.request.as_nanos() as u64);
+        let _ = self.latency.record(latency.as_nanos() as u64);
         self.ok += 1;
-        self.bytes += bytes;
+        self.bytes += t.bytes;
     }
 
     pub(crate) fn error(&mut self, kind: ErrorKind) {
@@ -68,6 +91,9 @@ impl Recorder {
         self.outside += other.outside;
         self.bytes += other.bytes;
         self.last_done = self.last_done.max(other.last_done);
+        self.late += other.late;
+        self.dropped += other.dropped;
+        self.counts.merge(&other.counts);
     }
 }
 

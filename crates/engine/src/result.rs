@@ -1,7 +1,9 @@
+use crate::batch::Sample;
 use crate::machine::Machine;
 use crate::plan::Plan;
 use crate::probe::ServerCounters;
 use crate::record::{decode_histogram, encode_histogram, Summary};
+use crate::timeline::{Stall, Timeline};
 use hdrhistogram::Histogram;
 use poolbench_pool::MetricsSnapshot;
 use serde::{Deserialize, Serialize};
@@ -24,14 +26,27 @@ pub struct RunResult {
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
     pub cells: Vec<CellResult>,
+    /// What may make these numbers lie, each with its evidence.
+    pub pitfalls: Vec<crate::analysis::Pitfall>,
+    /// The strategy and smallest pool size worth using, where one stands out.
+    pub recommendation: Option<crate::analysis::Recommendation>,
+    /// The pipelining probe's findings (`--pipeline`).
+    pub pipeline: Option<crate::pipeline::PipelineProbe>,
 }
 
 /// One strategy at one concurrency.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
     pub strategy: String,
+    /// Closed-loop workers; for the open loop, the cap on requests in flight.
     pub concurrency: usize,
     pub pool_size: Option<usize>,
+    /// Most connections the strategy may open (`None`: no limit).
+    pub connection_cap: Option<usize>,
+    /// `closed`, `open` or `batch`.
+    pub model: String,
+    /// Runs of this cell (each with fresh connections).
+    pub reps: usize,
     /// Measured seconds: the window after warm-up (to the last counted
     /// completion when a request budget ran out first).
     pub duration_s: f64,
@@ -47,10 +62,32 @@ pub struct CellResult {
     /// Requests still in flight when the cell's drain time ran out.
     pub unfinished: u64,
     pub errors: Errors,
-    /// Successful requests per second.
+    /// Successful requests per second (the mean over samples where there
+    /// are several).
     pub throughput_rps: f64,
-    /// Checkout wait plus request time, successful requests.
+    /// Half-width of the 95% confidence interval of `throughput_rps`
+    /// (`None` with fewer than two samples).
+    pub throughput_ci95: Option<f64>,
+    /// Half-width of the 95% confidence interval of the p99 latency, in µs.
+    pub p99_ci95_us: Option<f64>,
+    /// Repetitions, or batch samples: each one's throughput and p99.
+    pub samples: Vec<Sample>,
+    /// Open loop: the rate asked for.
+    pub requested_rate: Option<f64>,
+    /// Completed requests (successful or not) per second.
+    pub achieved_rate: f64,
+    /// Throughput × mean latency: the concurrency the load really had.
+    pub achieved_concurrency: f64,
+    /// Open loop: requests sent more than 1 ms after their intended time.
+    pub late: u64,
+    /// Open loop: requests not sent, being a timeout behind schedule.
+    pub dropped: u64,
+    /// Successful requests: checkout wait plus request time (closed loop,
+    /// batch); from the intended send time (open loop).
     pub latency_us: Summary,
+    /// Open loop: from the actual send (the request time), which hides the
+    /// time requests spent queued behind a slow answer.
+    pub latency_uncorrected_us: Option<Summary>,
     /// Time to get a connection (waiting, and connecting where needed).
     pub checkout_wait_us: Summary,
     /// Time from having a connection to the whole answer.
@@ -60,6 +97,14 @@ pub struct CellResult {
     pub pool: MetricsSnapshot,
     /// The server's counters over the whole cell, where readable.
     pub server: Option<ServerCounters>,
+    /// Share of the load threads' CPU capacity used (0..1), where known.
+    pub generator_cpu: Option<f64>,
+    /// Connections opened inside the measured window.
+    pub opened_during_measurement: u64,
+    /// Completions, errors and in-flight requests per 100 ms (first run).
+    pub timeline: Timeline,
+    /// Stretches with requests in flight and no success (any run).
+    pub stalls: Vec<Stall>,
     pub histograms: Histograms,
 }
 

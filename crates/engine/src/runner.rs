@@ -1,13 +1,14 @@
 //! The grid: every cell in turn on the engine's own runtime.
-use crate::cell::{run_cell, CellOutcome};
+use crate::analysis;
+use crate::assemble::cell_result;
+use crate::cell::run_cell;
 use crate::machine::Machine;
 use crate::plan::{CellSpec, Plan, PlanError};
-use crate::probe::{ServerCounters, ServerProbe};
-use crate::record::Summary;
-use crate::result::{CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION};
+use crate::probe::ServerProbe;
+use crate::result::{CellResult, RunResult, SCHEMA_VERSION};
 use poolbench_pool::{BuildError, Connector};
 use poolbench_targets::http1::Http1Target;
-use poolbench_targets::{ErrorKind, Target, TargetError};
+use poolbench_targets::{Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
 use thiserror::Error;
 
@@ -49,7 +50,7 @@ pub fn run(
     let addr = plan.target.resolve()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(plan.threads)
-        .thread_name("poolbench-load")
+        .thread_name(crate::cpu::LOAD_THREAD)
         .enable_all()
         .build()?;
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
@@ -72,25 +73,47 @@ pub fn run(
             reason,
         })?;
 
+    let pipeline = match plan.pipeline {
+        Some(depth) => Some(
+            runtime
+                .block_on(poolbench_targets::pipeline::probe(
+                    addr,
+                    &plan.target.authority,
+                    &plan.target.path,
+                    depth,
+                    Duration::from_secs(10),
+                ))
+                .map_err(|reason| EngineError::Unreachable {
+                    target: plan.target.url.clone(),
+                    reason: format!("pipelining probe failed: {reason}"),
+                })?,
+        ),
+        None => None,
+    };
+
     let cells = plan.cells();
     let mut results = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
         events.cell_started(i, cells.len(), cell);
-        if let Some(p) = probe {
-            settle(p);
-            p.reset();
+        let mut runs = Vec::with_capacity(plan.reps);
+        for _ in 0..plan.reps {
+            if let Some(p) = probe {
+                settle(p);
+                p.reset();
+            }
+            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan))?;
+            let server = probe.map(|p| {
+                settle(p);
+                p.read()
+            });
+            runs.push((outcome, server));
         }
-        let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan))?;
-        let server = probe.map(|p| {
-            settle(p);
-            p.read()
-        });
-        let result = cell_result(*cell, outcome, server);
+        let result = cell_result(*cell, plan, runs);
         events.cell_finished(i, cells.len(), &result);
         results.push(result);
     }
     drop(runtime);
-    Ok(RunResult {
+    let mut result = RunResult {
         schema_version: SCHEMA_VERSION,
         target: plan.target.url.clone(),
         machine: Machine::current(),
@@ -98,7 +121,13 @@ pub fn run(
         server: None,
         started_at,
         cells: results,
-    })
+        pitfalls: Vec::new(),
+        recommendation: None,
+        pipeline,
+    };
+    result.pitfalls = analysis::pitfalls(&result);
+    result.recommendation = analysis::recommend(&result);
+    Ok(result)
 }
 
 /// Wait (briefly) until the server has seen the last cell's connections close.
@@ -106,50 +135,5 @@ fn settle(probe: &dyn ServerProbe) {
     let deadline = Instant::now() + Duration::from_secs(2);
     while probe.read().connections_open > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn cell_result(cell: CellSpec, o: CellOutcome, server: Option<ServerCounters>) -> CellResult {
-    let r = &o.recorder;
-    let mut errors = Errors::default();
-    for kind in ErrorKind::ALL {
-        let n = r.errors[kind as usize];
-        errors.total += n;
-        if n > 0 {
-            errors.by_kind.insert(kind.name().to_string(), n);
-        }
-    }
-    let secs = o.measured.as_secs_f64();
-    let completed = r.ok + errors.total;
-    let m = &o.metrics;
-    CellResult {
-        strategy: cell.strategy.to_string(),
-        concurrency: cell.concurrency,
-        pool_size: cell.strategy.size(),
-        duration_s: secs,
-        requests: completed,
-        ok: r.ok,
-        warmup_requests: r.warmup,
-        after_end: r.outside,
-        unfinished: o.unfinished,
-        errors,
-        throughput_rps: if secs > 0.0 { r.ok as f64 / secs } else { 0.0 },
-        latency_us: Summary::of(&r.latency),
-        checkout_wait_us: Summary::of(&r.checkout),
-        request_us: Summary::of(&r.request),
-        connections: Connections {
-            opened: m.opened,
-            closed: m.closed(),
-            peak_open: m.peak_open,
-            idle_at_end: o.idle_at_end,
-            requests_per_connection: if m.opened > 0 {
-                (completed + r.warmup + r.outside) as f64 / m.opened as f64
-            } else {
-                0.0
-            },
-        },
-        pool: o.metrics.clone(),
-        server,
-        histograms: Histograms::of(&r.latency, &r.checkout, &r.request),
     }
 }

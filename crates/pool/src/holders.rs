@@ -60,7 +60,8 @@ pub(crate) fn current_task() -> u64 {
         Some(id) => {
             let mut h = Capture(0);
             id.hash(&mut h);
-            h.0 | 1
+            // Ids are non-zero; keep them distinct (no bit tricks).
+            h.0.max(1)
         }
         None => 0,
     }

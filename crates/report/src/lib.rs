@@ -2,11 +2,13 @@
 //! Renderers only read the result; they never measure.
 #![forbid(unsafe_code)]
 
+mod advice;
 mod format;
 mod grid;
+mod open;
 mod table;
 
-use poolbench_engine::RunResult;
+use poolbench_engine::{LoadModel, RunResult};
 
 pub use format::{fmt_duration_us, fmt_rate};
 
@@ -23,13 +25,27 @@ pub fn render_text(result: &RunResult) -> String {
         Some(n) => format!("{n} requests per cell (at most {})", fmt_secs(c.duration)),
         None => format!("{} per cell", fmt_secs(c.duration)),
     };
+    let model = match c.load {
+        LoadModel::Closed => "closed loop".to_string(),
+        LoadModel::Open { rate, arrival } => format!("open loop at {rate} req/s ({arrival:?})"),
+        LoadModel::Batch { size, samples } => {
+            format!("batches of {size}, at least {samples} samples")
+        }
+    };
+    let reps = if c.reps > 1 {
+        format!(" · {} runs per cell", c.reps)
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "closed loop · {load} after {} warm-up · timeout {}\n",
+        "{model} · {load} after {} warm-up · timeout {}{reps}\n",
         fmt_secs(c.warmup),
         fmt_secs(c.timeout)
     ));
     out.push_str(&table::render(result));
+    out.push_str(&open::render(result));
     out.push_str(&grid::render(result));
+    out.push_str(&advice::render(result));
     out
 }
 

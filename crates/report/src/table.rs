@@ -16,15 +16,15 @@ pub(crate) fn render(result: &RunResult) -> String {
         let _ = writeln!(out, "\nconcurrency {c}");
         let _ = writeln!(
             out,
-            "  {:<20} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>6}  vs best",
+            "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>6}  vs best",
             "strategy", "req/s", "mean", "p50", "p99", "wait p99", "errors", "conns", "peak",
         );
         for cell in &cells {
             let _ = writeln!(
                 out,
-                "  {:<20} {:>10} {:>9} {:>9} {:>9} {:>9} {:>6.2}% {:>6} {:>6}  {}",
+                "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>6.2}% {:>6} {:>6}  {}",
                 cell.strategy,
-                fmt_rate(cell.throughput_rps),
+                rate_with_ci(cell),
                 fmt_duration_us(cell.latency_us.mean),
                 fmt_duration_us(cell.latency_us.p50),
                 fmt_duration_us(cell.latency_us.p99),
@@ -37,6 +37,20 @@ pub(crate) fn render(result: &RunResult) -> String {
         }
     }
     out
+}
+
+/// Throughput, with its 95% confidence interval when there is one.
+fn rate_with_ci(cell: &CellResult) -> String {
+    match cell.throughput_ci95 {
+        Some(ci) if cell.throughput_rps > 0.0 => {
+            format!(
+                "{} ±{:.0}%",
+                fmt_rate(cell.throughput_rps),
+                ci / cell.throughput_rps * 100.0
+            )
+        }
+        _ => fmt_rate(cell.throughput_rps),
+    }
 }
 
 /// "best", or "1.30x slower +41.7 ms" (throughput ratio, mean latency gap).

@@ -44,6 +44,9 @@ pub struct ServerConfig {
     /// The period of stalls.
     #[serde(with = "humantime_serde_compat")]
     pub stall_every: Duration,
+    /// HTTP/1.1 answers to pipelined requests leave in one write, as some
+    /// benchmark servers do (to show why they mislead).
+    pub batching: bool,
 }
 
 impl Default for ServerConfig {
@@ -59,6 +62,7 @@ impl Default for ServerConfig {
             fail_rate: 0.0,
             stall: Duration::ZERO,
             stall_every: Duration::from_secs(5),
+            batching: false,
         }
     }
 }

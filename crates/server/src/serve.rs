@@ -41,7 +41,12 @@ pub async fn serve(
         .validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let shared = Arc::new(Shared::new(&config, stats));
-    let builder = Arc::new(Builder::new(TokioExecutor::new()));
+    let mut builder = Builder::new(TokioExecutor::new());
+    if config.batching {
+        // Answers to pipelined requests leave in one write.
+        builder.http1().pipeline_flush(true);
+    }
+    let builder = Arc::new(builder);
     let mut tasks = JoinSet::new();
     // One stop sender per open connection; dropping it asks that connection to close.
     let mut stops: HashMap<task::Id, oneshot::Sender<()>> = HashMap::new();

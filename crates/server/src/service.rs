@@ -188,6 +188,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             return ResponseFuture::Immediate(Some((guard, close)));
         }
         let delay = shared.sampler.sample(&mut rand::rng());
+        let received = Instant::now();
         ResponseFuture::Slow(Box::pin(async move {
             let shared = &guard.0.shared;
             let _permit = match &shared.semaphore {
@@ -202,6 +203,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             if let Some(until) = shared.stalled_until(Instant::now()) {
                 tokio::time::sleep_until(until.into()).await;
             }
+            shared.stats.served(received.elapsed());
             resp
         }))
     }

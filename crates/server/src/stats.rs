@@ -17,6 +17,7 @@ pub struct Stats {
     inflight: AtomicU64,
     inflight_peak: AtomicU64,
     responses_failed: AtomicU64,
+    service_ns: AtomicU64,
 }
 
 /// A point-in-time copy of [`Stats`] (each field read atomically on its own).
@@ -36,6 +37,11 @@ pub struct StatsSnapshot {
     pub inflight_peak: u64,
     /// Requests answered with a 500 (fail_rate) since start or the last reset.
     pub responses_failed: u64,
+    /// Total nanoseconds requests spent inside the server (waiting for
+    /// `max_inflight`, delay, cpu, stall) since start or the last reset;
+    /// requests with none of those count as zero.
+    #[serde(default)]
+    pub service_ns_total: u64,
 }
 
 impl Stats {
@@ -54,6 +60,7 @@ impl Stats {
             inflight: self.inflight.load(Relaxed),
             inflight_peak: self.inflight_peak.load(Relaxed),
             responses_failed: self.responses_failed.load(Relaxed),
+            service_ns_total: self.service_ns.load(Relaxed),
         }
     }
 
@@ -62,6 +69,7 @@ impl Stats {
         self.connections_accepted.store(0, Relaxed);
         self.requests.store(0, Relaxed);
         self.responses_failed.store(0, Relaxed);
+        self.service_ns.store(0, Relaxed);
         self.connections_peak
             .store(self.connections_open.load(Relaxed), Relaxed);
         self.inflight_peak
@@ -89,6 +97,11 @@ impl Stats {
 
     pub(crate) fn request_finished(&self) {
         self.inflight.fetch_sub(1, Relaxed);
+    }
+
+    pub(crate) fn served(&self, took: std::time::Duration) {
+        let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.service_ns.fetch_add(ns, Relaxed);
     }
 
     pub(crate) fn response_failed(&self) {

@@ -5,6 +5,7 @@
 
 mod error;
 pub mod http1;
+pub mod pipeline;
 mod spec;
 
 pub use error::{ErrorKind, RequestError};

@@ -21,6 +21,7 @@ impl ServerProbe for Probe {
             connections_peak: s.connections_peak,
             requests: s.requests,
             inflight_peak: s.inflight_peak,
+            service_ns_total: s.service_ns_total,
         }
     }
 }

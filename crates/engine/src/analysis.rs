@@ -1,0 +1,346 @@
+//! Reading a finished run: the pitfalls that make its numbers lie, and the
+//! pool size worth using. Pure functions of the result.
+use crate::load::LoadModel;
+use crate::result::{CellResult, RunResult};
+use poolbench_pool::StrategySpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One reason not to trust (part of) a run, with its evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Pitfall {
+    /// Stable name: `pool-queueing`, `closed-loop-ceiling`, `few-samples`,
+    /// `unequal-caps`, `reconnects`, `nested-checkout`, `errors`,
+    /// `not-achieved`, `generator-saturated`, `batching-server`, `stall`.
+    pub id: String,
+    /// What it means, in one line.
+    pub title: String,
+    /// The cells it concerns (`strategy c=N`).
+    pub cells: Vec<String>,
+    /// The numbers that show it, one line per cell or finding.
+    pub evidence: Vec<String>,
+}
+
+/// The strategy and pool size to use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    pub strategy: String,
+    pub pool_size: Option<usize>,
+    pub concurrency: usize,
+    pub reason: String,
+}
+
+fn label(c: &CellResult) -> String {
+    format!("{} c={}", c.strategy, c.concurrency)
+}
+
+fn ms(us: f64) -> String {
+    format!("{:.1} ms", us / 1000.0)
+}
+
+/// Collects findings per pitfall id, in a stable order.
+#[derive(Default)]
+struct Findings(BTreeMap<&'static str, Pitfall>);
+
+impl Findings {
+    fn add(&mut self, id: &'static str, title: &str, cell: Option<&CellResult>, evidence: String) {
+        let p = self.0.entry(id).or_insert_with(|| Pitfall {
+            id: id.to_string(),
+            title: title.to_string(),
+            cells: Vec::new(),
+            evidence: Vec::new(),
+        });
+        if let Some(c) = cell {
+            p.cells.push(label(c));
+        }
+        p.evidence.push(evidence);
+    }
+}
+
+/// Every pitfall that applies to `result`.
+pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
+    let mut f = Findings::default();
+    let closed = matches!(result.config.load, LoadModel::Closed);
+    for c in &result.cells {
+        per_cell(&mut f, c, closed);
+    }
+    unequal_caps(&mut f, &result.cells);
+    if let Some(p) = &result.pipeline {
+        if p.suspect_batching() {
+            f.add(
+                "batching-server",
+                "the server answers pipelined requests in one write: pipelined throughput says nothing about a real API",
+                None,
+                format!(
+                    "{} pipelined requests per round: {:.1} responses per read on average, {} of {} reads carried several",
+                    p.depth, p.mean_per_read, p.batched_reads, p.reads
+                ),
+            );
+        }
+    }
+    f.0.into_values().collect()
+}
+
+fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
+    let load = if closed {
+        c.concurrency as f64
+    } else {
+        c.achieved_concurrency
+    };
+    if let Some(cap) = c.connection_cap {
+        let share = if c.latency_us.mean > 0.0 {
+            c.checkout_wait_us.mean / c.latency_us.mean
+        } else {
+            0.0
+        };
+        if load > cap as f64 && share >= 0.05 {
+            f.add(
+                "pool-queueing",
+                "concurrency above pool capacity: part of the latency is waiting for a connection",
+                Some(c),
+                format!(
+                    "{}: {load:.0} concurrent on {cap} connections, {:.0}% of latency waiting for one ({} of {})",
+                    label(c),
+                    share * 100.0,
+                    ms(c.checkout_wait_us.mean),
+                    ms(c.latency_us.mean)
+                ),
+            );
+        }
+    }
+    if closed {
+        if let Some(service) = c.server.and_then(|s| s.mean_service_us()) {
+            let ceiling = c.concurrency as f64 / (service / 1e6);
+            if c.throughput_rps >= 0.9 * ceiling {
+                f.add(
+                    "closed-loop-ceiling",
+                    "throughput is at c ÷ server time: it measures the load's concurrency, not the strategy",
+                    Some(c),
+                    format!(
+                        "{}: {:.1} req/s against a ceiling of {:.1} (c={} ÷ {} mean server time)",
+                        label(c),
+                        c.throughput_rps,
+                        ceiling,
+                        c.concurrency,
+                        ms(service)
+                    ),
+                );
+            }
+        }
+    }
+    if c.samples.len() < 3 || c.throughput_ci95 == Some(0.0) {
+        f.add(
+            "few-samples",
+            "fewer than 3 samples (or zero deviation): no confidence interval; use --reps 3 or --batch",
+            Some(c),
+            format!("{}: {} sample(s)", label(c), c.samples.len()),
+        );
+    }
+    let reuses = !matches!(
+        c.strategy.parse::<StrategySpec>(),
+        Ok(StrategySpec::PerRequest | StrategySpec::TakeOrCreate(_)) | Err(_)
+    );
+    if reuses && c.opened_during_measurement > 0 {
+        f.add(
+            "reconnects",
+            "connections were reopened while measuring (server closed them: keep-alive shorter than the gaps?)",
+            Some(c),
+            format!(
+                "{}: {} connections opened while measuring; {} closed broken, {} by idle timeout",
+                label(c),
+                c.opened_during_measurement,
+                c.pool.closed_broken,
+                c.pool.closed_idle
+            ),
+        );
+    }
+    let nested = c
+        .errors
+        .by_kind
+        .get("nested_checkout")
+        .copied()
+        .unwrap_or(0);
+    if c.pool.nested_waits > 0 || nested > 0 {
+        f.add(
+            "nested-checkout",
+            "a task holding a connection waited for another from the same pool: deadlocks once every holder does",
+            Some(c),
+            format!(
+                "{}: {} nested waits, {} refused (--fail-on-nested); deadlock-free needs a pool of at least c×(2−1)+1 = {}",
+                label(c),
+                c.pool.nested_waits,
+                nested,
+                c.concurrency + 1
+            ),
+        );
+    }
+    if c.errors.total > 0 {
+        let kinds: Vec<String> = c
+            .errors
+            .by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        f.add(
+            "errors",
+            "requests failed",
+            Some(c),
+            format!(
+                "{}: {:.2}% errors ({})",
+                label(c),
+                c.error_rate() * 100.0,
+                kinds.join(", ")
+            ),
+        );
+    }
+    not_achieved(f, c, closed);
+    if let Some(cpu) = c.generator_cpu.filter(|&u| u >= 0.9) {
+        f.add(
+            "generator-saturated",
+            "the load generator used nearly all its CPU: it may be measuring itself",
+            Some(c),
+            format!(
+                "{}: load threads at {:.0}% of their capacity",
+                label(c),
+                cpu * 100.0
+            ),
+        );
+    }
+    for s in &c.stalls {
+        f.add(
+            "stall",
+            "no request succeeded for a while though requests were in flight: the target froze",
+            Some(c),
+            format!(
+                "{}: nothing succeeded for {:.1} s from {:.1} s into the measurement; {} timeouts",
+                label(c),
+                s.duration_s,
+                s.start_s,
+                c.errors.by_kind.get("timeout").copied().unwrap_or(0)
+            ),
+        );
+    }
+}
+
+fn not_achieved(f: &mut Findings, c: &CellResult, closed: bool) {
+    const TITLE: &str = "the load did not reach what was asked";
+    let mut add = |why: String| {
+        f.add(
+            "not-achieved",
+            TITLE,
+            Some(c),
+            format!("{}: {why}", label(c)),
+        )
+    };
+    let fills_cap = matches!(
+        c.strategy.parse::<StrategySpec>(),
+        Ok(StrategySpec::Pool(_)
+            | StrategySpec::RoundRobin(_)
+            | StrategySpec::LeastLoaded(_)
+            | StrategySpec::Shared
+            | StrategySpec::Partitioned(..))
+    );
+    if let Some(cap) = c
+        .connection_cap
+        .filter(|&cap| fills_cap && closed && c.concurrency >= cap)
+    {
+        if c.connections.peak_open < cap as u64 {
+            add(format!(
+                "{cap} connections asked for, at most {} open",
+                c.connections.peak_open
+            ));
+        }
+    }
+    if let Some(s) = c.server {
+        if s.connections_peak < c.connections.peak_open {
+            add(format!(
+                "client had {} connections open, the server saw at most {}",
+                c.connections.peak_open, s.connections_peak
+            ));
+        }
+    }
+    if let Some(rate) = c.requested_rate {
+        if c.achieved_rate < 0.95 * rate {
+            add(format!(
+                "{rate:.0} req/s asked for, {:.1} achieved ({} late, {} dropped)",
+                c.achieved_rate, c.late, c.dropped
+            ));
+        }
+    }
+    if closed && c.ok > 0 && c.achieved_concurrency < 0.9 * c.concurrency as f64 {
+        add(format!(
+            "Little's law gives {:.1} concurrent (throughput × mean latency) against c={}",
+            c.achieved_concurrency, c.concurrency
+        ));
+    }
+}
+
+/// Different kinds of strategy compared at one concurrency with different
+/// effective connection caps compare caps, not strategies.
+fn unequal_caps(f: &mut Findings, cells: &[CellResult]) {
+    let mut by_level: BTreeMap<usize, Vec<&CellResult>> = BTreeMap::new();
+    for c in cells {
+        by_level.entry(c.concurrency).or_default().push(c);
+    }
+    for (level, cs) in by_level {
+        let kind = |c: &CellResult| c.strategy.split(':').next().unwrap_or("").to_string();
+        let cap = |c: &CellResult| c.connection_cap.unwrap_or(level).min(level);
+        let mut kinds: Vec<String> = cs.iter().map(|c| kind(c)).collect();
+        kinds.sort();
+        kinds.dedup();
+        let mut caps: Vec<usize> = cs.iter().map(|c| cap(c)).collect();
+        caps.sort_unstable();
+        caps.dedup();
+        if kinds.len() > 1 && caps.len() > 1 {
+            let list: Vec<String> = cs
+                .iter()
+                .map(|c| format!("{} {}", c.strategy, cap(c)))
+                .collect();
+            f.add(
+                "unequal-caps",
+                "strategies compared with different connection caps: the ranking compares caps, not strategies",
+                None,
+                format!("c={level}: connections usable {}", list.join(", ")),
+            );
+        }
+    }
+}
+
+/// The smallest connection cap whose throughput is within 5% of the peak
+/// and whose p99 is within 20% of the best, at the highest concurrency.
+pub fn recommend(result: &RunResult) -> Option<Recommendation> {
+    let level = result.cells.iter().map(|c| c.concurrency).max()?;
+    let cells: Vec<&CellResult> = result
+        .cells
+        .iter()
+        .filter(|c| c.concurrency == level && c.ok > 0)
+        .collect();
+    let peak = cells.iter().map(|c| c.throughput_rps).fold(0.0, f64::max);
+    let best_p99 = cells
+        .iter()
+        .map(|c| c.latency_us.p99)
+        .fold(f64::INFINITY, f64::min);
+    let cap = |c: &CellResult| c.connection_cap.unwrap_or(level);
+    let pick = cells
+        .iter()
+        .filter(|c| c.throughput_rps >= 0.95 * peak && c.latency_us.p99 <= 1.2 * best_p99)
+        .min_by(|a, b| {
+            cap(a)
+                .cmp(&cap(b))
+                .then(b.throughput_rps.total_cmp(&a.throughput_rps))
+        })?;
+    Some(Recommendation {
+        strategy: pick.strategy.clone(),
+        pool_size: pick.pool_size,
+        concurrency: level,
+        reason: format!(
+            "at c={level}, the fewest connections ({}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
+             and 20% of the best p99 ({} against {})",
+            cap(pick),
+            pick.throughput_rps,
+            peak,
+            ms(pick.latency_us.p99),
+            ms(best_p99)
+        ),
+    })
+}

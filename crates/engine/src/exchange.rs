@@ -1,0 +1,144 @@
+//! What every load model shares: the cell's strategy and target, its
+//! windows, and one exchange (acquire, send, release).
+use crate::load::Schedule;
+use crate::record::{Recorder, Timing};
+use poolbench_pool::{AcquireError, Lease, Strategy};
+use poolbench_targets::{ErrorKind, Target};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio::time::Sleep;
+
+pub(crate) struct Shared<T: Target> {
+    pub(crate) strategy: Strategy<T>,
+    pub(crate) target: T,
+    pub(crate) timeout: Duration,
+    /// Each request holds a second lease while it runs (nested checkout).
+    pub(crate) nested: bool,
+    pub(crate) budget: Option<u64>,
+    pub(crate) completed: AtomicU64,
+    /// The cell's start, origin of its timeline.
+    pub(crate) origin: Instant,
+    pub(crate) measure_from: Instant,
+    pub(crate) end: Instant,
+    /// Open loop only.
+    pub(crate) schedule: Option<Mutex<Schedule>>,
+}
+
+/// Where a completion falls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Window {
+    Warmup,
+    Measured,
+    /// After the end, or past the request budget: the worker stops.
+    Outside,
+}
+
+impl<T: Target> Shared<T> {
+    pub(crate) fn budget_spent(&self) -> bool {
+        self.budget
+            .is_some_and(|n| self.completed.load(Relaxed) >= n)
+    }
+
+    fn take_budget(&self) -> bool {
+        match self.budget {
+            Some(n) => self.completed.fetch_add(1, Relaxed) < n,
+            None => true,
+        }
+    }
+
+    /// Record a completion that started at `start` and ended at `done`.
+    /// A request counts when it completes inside the measured window (after
+    /// warm-up, before the end, within the budget).
+    pub(crate) fn record(
+        &self,
+        rec: &mut Recorder,
+        start: Instant,
+        done: Instant,
+        outcome: Result<Timing, ErrorKind>,
+        latency: Duration,
+    ) -> Window {
+        rec.timeline(self.origin, start, done, outcome.is_ok());
+        if done < self.measure_from {
+            rec.warmup += 1;
+            return Window::Warmup;
+        }
+        if done > self.end || !self.take_budget() {
+            rec.outside += 1;
+            return Window::Outside;
+        }
+        match outcome {
+            Ok(t) => rec.success(t, latency),
+            Err(kind) => rec.error(kind),
+        }
+        rec.last_done = Some(done);
+        Window::Measured
+    }
+
+    async fn lease(&self, key: usize) -> Result<Lease<T>, ErrorKind> {
+        match self.strategy.acquire_keyed(key).await {
+            Ok(lease) => Ok(lease),
+            Err(AcquireError::Timeout(_)) => Err(ErrorKind::CheckoutTimeout),
+            Err(AcquireError::NestedCheckout { .. }) => Err(ErrorKind::NestedCheckout),
+            Err(AcquireError::Connect(e)) => Err(e.kind),
+        }
+    }
+
+    /// Acquire, send, release. A request the connection closed under before
+    /// it was sent is retried once on another connection and not counted as
+    /// an error. `deadline` is the worker's reusable request timer.
+    pub(crate) async fn exchange(
+        &self,
+        key: usize,
+        mut deadline: Pin<&mut Sleep>,
+    ) -> Result<Timing, ErrorKind> {
+        let mut checkout = Duration::ZERO;
+        let mut request = Duration::ZERO;
+        for attempt in 0..2 {
+            let t0 = Instant::now();
+            let mut lease = self.lease(key).await?;
+            // The handler pattern: holding one connection, ask for another.
+            let _second = if self.nested {
+                Some(self.lease(key).await?)
+            } else {
+                None
+            };
+            let t1 = Instant::now();
+            checkout += t1 - t0;
+            // Moving a registered deadline later is a compare-and-swap; a
+            // fresh timeout per request would lock the timer wheel twice.
+            deadline
+                .as_mut()
+                .reset(tokio::time::Instant::from_std(t1 + self.timeout));
+            let sent = tokio::select! {
+                biased;
+                sent = self.target.send(&mut lease) => Some(sent),
+                _ = deadline.as_mut() => None,
+            };
+            request += t1.elapsed();
+            match sent {
+                Some(Ok(reply)) => {
+                    return Ok(Timing {
+                        checkout,
+                        request,
+                        bytes: reply.bytes,
+                    })
+                }
+                Some(Err(e)) => {
+                    if e.broken {
+                        lease.mark_broken();
+                    }
+                    if !(e.unsent && attempt == 0) {
+                        return Err(e.kind);
+                    }
+                }
+                None => {
+                    lease.mark_broken();
+                    return Err(ErrorKind::Timeout);
+                }
+            }
+        }
+        Err(ErrorKind::Reset)
+    }
+}

@@ -1,0 +1,119 @@
+//! The pipelining probe: D requests written at once on one HTTP/1.1
+//! connection, and how many responses each read brings. A server that
+//! answers pipelined requests in one write shows several per read.
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Rounds of D pipelined requests the probe sends.
+const ROUNDS: usize = 20;
+
+/// What the probe saw.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PipelineProbe {
+    /// Requests sent ahead per round.
+    pub depth: usize,
+    pub rounds: usize,
+    /// Reads that brought at least one whole response.
+    pub reads: u64,
+    pub responses: u64,
+    /// Reads that completed more than one response.
+    pub batched_reads: u64,
+    pub mean_per_read: f64,
+}
+
+impl PipelineProbe {
+    /// Most reads carry several responses.
+    pub fn suspect_batching(&self) -> bool {
+        self.reads > 0 && self.mean_per_read >= 1.5 && self.batched_reads * 2 >= self.reads
+    }
+}
+
+/// Probe `addr` with `depth` pipelined `GET path` requests per round.
+pub async fn probe(
+    addr: SocketAddr,
+    host: &str,
+    path: &str,
+    depth: usize,
+    timeout: Duration,
+) -> Result<PipelineProbe, String> {
+    let run = async {
+        let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+        let _ = stream.set_nodelay(true);
+        let request = format!("GET {path} HTTP/1.1\r\nhost: {host}\r\n\r\n").repeat(depth);
+        let mut out = PipelineProbe {
+            depth,
+            rounds: ROUNDS,
+            reads: 0,
+            responses: 0,
+            batched_reads: 0,
+            mean_per_read: 0.0,
+        };
+        let mut buf = Vec::with_capacity(64 * 1024);
+        let mut chunk = vec![0u8; 64 * 1024];
+        for _ in 0..ROUNDS {
+            stream
+                .write_all(request.as_bytes())
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut done = 0;
+            while done < depth {
+                let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
+                if n == 0 {
+                    return Err("connection closed during the probe".to_string());
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let complete = take_responses(&mut buf)?;
+                if complete > 0 {
+                    out.reads += 1;
+                    out.responses += complete as u64;
+                    if complete > 1 {
+                        out.batched_reads += 1;
+                    }
+                }
+                done += complete;
+            }
+        }
+        out.mean_per_read = out.responses as f64 / out.reads.max(1) as f64;
+        Ok(out)
+    };
+    tokio::time::timeout(timeout, run)
+        .await
+        .map_err(|_| format!("no answer within {timeout:?}"))?
+}
+
+/// Remove every complete response at the front of `buf`; return how many.
+fn take_responses(buf: &mut Vec<u8>) -> Result<usize, String> {
+    let mut taken = 0;
+    let mut consumed = 0;
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut resp = httparse::Response::new(&mut headers);
+        let head = match resp.parse(&buf[consumed..]) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => break,
+            Err(e) => return Err(format!("unparsable response: {e}")),
+        };
+        let length = resp
+            .headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+            .and_then(|h| {
+                std::str::from_utf8(h.value)
+                    .ok()?
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+            })
+            .ok_or("the probe needs content-length responses")?;
+        if buf.len() - consumed < head + length {
+            break;
+        }
+        consumed += head + length;
+        taken += 1;
+    }
+    buf.drain(..consumed);
+    Ok(taken)
+}
