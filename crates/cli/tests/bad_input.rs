@@ -64,3 +64,18 @@ fn refused_target() {
     let url = format!("http://127.0.0.1:{port}/");
     assert_rejected(&["run", &url, "-d", "1s"], "cannot reach");
 }
+
+#[test]
+fn bad_load_models() {
+    assert_rejected(&["run", "--rate", "0"], "rate must be greater than zero");
+    assert_rejected(
+        &["run", "--rate", "100", "--batch", "10"],
+        "cannot be used with",
+    );
+    assert_rejected(&["run", "--reps", "0"], "reps must be at least 1");
+    assert_rejected(
+        &["run", "-n", "100", "--batch", "50", "--samples", "5"],
+        "--samples 5 needs 250 requests",
+    );
+    assert_rejected(&["run", "--pipeline", "1"], "at least 2");
+}

@@ -140,15 +140,15 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         c.strategy.parse::<StrategySpec>(),
         Ok(StrategySpec::PerRequest | StrategySpec::TakeOrCreate(_)) | Err(_)
     );
-    if reuses && c.opened_during_measurement > 0 {
+    if reuses && c.reopened > 0 {
         f.add(
             "reconnects",
             "connections were reopened while measuring (server closed them: keep-alive shorter than the gaps?)",
             Some(c),
             format!(
-                "{}: {} connections opened while measuring; {} closed broken, {} by idle timeout",
+                "{}: {} connections reopened while measuring; {} closed broken, {} by idle timeout",
                 label(c),
-                c.opened_during_measurement,
+                c.reopened,
                 c.pool.closed_broken,
                 c.pool.closed_idle
             ),
@@ -194,15 +194,18 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         );
     }
     not_achieved(f, c, closed);
-    if let Some(cpu) = c.generator_cpu.filter(|&u| u >= 0.9) {
+    let own = c.generator_cpu.unwrap_or(0.0);
+    let machine = c.machine_cpu.unwrap_or(0.0);
+    if own >= 0.9 || machine >= 0.9 {
         f.add(
             "generator-saturated",
-            "the load generator used nearly all its CPU: it may be measuring itself",
+            "the CPU was saturated while poolbench ran: the load generator may be measuring itself",
             Some(c),
             format!(
-                "{}: load threads at {:.0}% of their capacity",
+                "{}: poolbench used {:.0}% of the cores, the machine was {:.0}% busy",
                 label(c),
-                cpu * 100.0
+                own * 100.0,
+                machine * 100.0
             ),
         );
     }

@@ -30,8 +30,10 @@ pub(crate) fn cell_result(
     let mut metrics: Option<MetricsSnapshot> = None;
     let mut server: Option<ServerCounters> = None;
     let mut samples = Vec::new();
-    let (mut unfinished, mut opened_during, mut generator_cpu) = (0, 0, None::<f64>);
+    let (mut unfinished, mut opened_during, mut reopened, mut generator_cpu) =
+        (0, 0, 0, None::<f64>);
     let mut stalls = Vec::new();
+    let mut machine_cpu = None::<f64>;
     let reps = runs.len();
     let (timeline, idle_at_end) = runs
         .first()
@@ -42,12 +44,18 @@ pub(crate) fn cell_result(
         let secs = o.measured.as_secs_f64();
         measured += secs;
         unfinished += o.unfinished;
-        opened_during += o.metrics.opened.saturating_sub(o.opened_before_measuring);
+        let during = o.metrics.opened.saturating_sub(o.opened_before_measuring);
+        opened_during += during;
+        reopened += during.min(o.metrics.opened.saturating_sub(o.metrics.peak_open));
         generator_cpu = match (generator_cpu, o.generator_cpu) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
         stalls.extend(o.stalls.iter().copied());
+        machine_cpu = match (machine_cpu, o.machine_cpu) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         if o.samples.is_empty() {
             samples.push(Sample {
                 throughput_rps: if secs > 0.0 {
@@ -141,7 +149,9 @@ pub(crate) fn cell_result(
         pool: metrics,
         server,
         generator_cpu,
+        machine_cpu,
         opened_during_measurement: opened_during,
+        reopened,
         timeline,
         stalls,
         histograms: Histograms::of(&r.latency, &r.checkout, &r.request),

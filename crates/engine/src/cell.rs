@@ -2,7 +2,7 @@
 //! and what they recorded.
 use crate::batch::{self, Sample};
 use crate::closed;
-use crate::cpu::load_threads_cpu;
+use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::exchange::Shared;
 use crate::load::{LoadModel, Schedule};
 use crate::open;
@@ -30,8 +30,10 @@ pub(crate) struct CellOutcome {
     /// Connections opened before the measured window began.
     pub(crate) opened_before_measuring: u64,
     pub(crate) idle_at_end: u64,
-    /// Share of the load threads' CPU capacity used, where known.
+    /// Share of the machine's cores this process used, where known.
     pub(crate) generator_cpu: Option<f64>,
+    /// Share of all cores busy (anything on the machine), where known.
+    pub(crate) machine_cpu: Option<f64>,
     /// Batch samples (empty for other models).
     pub(crate) samples: Vec<Sample>,
     pub(crate) timeline: Timeline,
@@ -47,7 +49,8 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     // Connect failures while prefilling show up again as counted errors
     // when the workers connect.
     let _ = strategy.prefill().await;
-    let cpu_before = load_threads_cpu();
+    let cpu_before = process_cpu();
+    let machine_before = machine_jiffies();
     let origin = Instant::now();
     let measure_from = origin + plan.warmup;
     let end = match plan.load {
@@ -116,10 +119,11 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         measured = b.measured;
     }
     let wall = origin.elapsed().as_secs_f64();
-    let generator_cpu = match (cpu_before, load_threads_cpu()) {
-        (Some(a), Some(b)) if wall > 0.0 => Some((b - a) / (wall * plan.threads as f64)),
+    let generator_cpu = match (cpu_before, process_cpu()) {
+        (Some(a), Some(b)) if wall > 0.0 => Some((b - a) / (wall * cores())),
         _ => None,
     };
+    let machine_cpu = busy_share(machine_before, machine_jiffies());
     drop(shared);
 
     let idle_at_end = strategy.idle() as u64;
@@ -137,6 +141,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         opened_before_measuring,
         idle_at_end,
         generator_cpu,
+        machine_cpu,
         samples,
         timeline,
         stalls,

@@ -97,10 +97,16 @@ pub struct CellResult {
     pub pool: MetricsSnapshot,
     /// The server's counters over the whole cell, where readable.
     pub server: Option<ServerCounters>,
-    /// Share of the load threads' CPU capacity used (0..1), where known.
+    /// Share of the machine's cores poolbench used (0..1), where known;
+    /// with the built-in server in-process, the server's share counts too.
     pub generator_cpu: Option<f64>,
+    /// Share of all the machine's cores busy (anything running), where known.
+    pub machine_cpu: Option<f64>,
     /// Connections opened inside the measured window.
     pub opened_during_measurement: u64,
+    /// Connections opened inside the measured window to replace closed
+    /// ones (beyond the most open at once).
+    pub reopened: u64,
     /// Completions, errors and in-flight requests per 100 ms (first run).
     pub timeline: Timeline,
     /// Stretches with requests in flight and no success (any run).

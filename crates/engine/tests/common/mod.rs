@@ -44,8 +44,13 @@ pub fn strategies(list: &str) -> Vec<StrategySpec> {
     list.split(',').map(|s| s.parse().unwrap()).collect()
 }
 
+/// Runs in one test binary take turns: timing-sensitive checks must not
+/// share the two cores with another run.
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Run `plan` against `server` with its counters as the probe.
 pub fn run_with(server: &EmbeddedServer, plan: &Plan) -> RunResult {
+    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let probe = Probe(server.stats());
     run(plan, Some(&probe), &NoEvents).expect("run completes")
 }
@@ -60,4 +65,52 @@ pub fn cell<'a>(result: &'a RunResult, strategy: &str, c: usize) -> &'a CellResu
 
 pub fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
     (actual - expected).abs() <= expected * tolerance
+}
+
+/// The ids of the pitfalls a run reports.
+pub fn pitfall_ids(result: &RunResult) -> Vec<String> {
+    result.pitfalls.iter().map(|p| p.id.clone()).collect()
+}
+
+/// Assert `id` is reported by `with` and not by `without`.
+pub fn flagged_only_in(id: &str, with: &RunResult, without: &RunResult) {
+    let yes = pitfall_ids(with);
+    let no = pitfall_ids(without);
+    assert!(yes.iter().any(|p| p == id), "{id} not reported: {yes:?}");
+    assert!(
+        !no.iter().any(|p| p == id),
+        "{id} reported where it does not apply: {:?}",
+        without.pitfalls
+    );
+    let p = with.pitfalls.iter().find(|p| p.id == id).unwrap();
+    assert!(!p.evidence.is_empty(), "{id} without evidence");
+}
+
+/// A short plan against a fresh built-in server with `config`.
+pub fn quick(config: ServerConfig, strategies_list: &str, c: &[usize]) -> (EmbeddedServer, Plan) {
+    let (s, mut plan) = server(config);
+    plan.strategies = strategies(strategies_list);
+    plan.concurrency = c.to_vec();
+    plan.warmup = Duration::from_millis(200);
+    plan.duration = Duration::from_secs(1);
+    (s, plan)
+}
+
+/// Run a quick plan (see [`quick`]).
+pub fn quick_run(
+    config: ServerConfig,
+    strategies_list: &str,
+    c: &[usize],
+    tweak: impl FnOnce(&mut Plan),
+) -> RunResult {
+    let (s, mut plan) = quick(config, strategies_list, c);
+    tweak(&mut plan);
+    run_with(&s, &plan)
+}
+
+pub fn delay(d: &str) -> ServerConfig {
+    ServerConfig {
+        delay: d.parse().unwrap(),
+        ..ServerConfig::default()
+    }
 }

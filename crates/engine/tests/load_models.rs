@@ -1,0 +1,146 @@
+//! Open loop, coordinated omission, batch samples, recommendation.
+mod common;
+use common::*;
+use poolbench_engine::{Arrival, LoadModel, PlanError};
+use poolbench_server::ServerConfig;
+use std::time::Duration;
+
+fn open(rate: f64) -> LoadModel {
+    LoadModel::Open {
+        rate,
+        arrival: Arrival::Constant,
+    }
+}
+
+#[test]
+fn open_loop_achieves_its_rate() {
+    let result = quick_run(delay("5ms"), "pool:10", &[100], |p| {
+        p.load = open(200.0);
+        p.duration = Duration::from_secs(5);
+        p.warmup = Duration::from_millis(500);
+    });
+    let c = &result.cells[0];
+    assert!(
+        within(c.achieved_rate, 200.0, 0.05),
+        "achieved {} req/s",
+        c.achieved_rate
+    );
+    assert!(within(c.throughput_rps, 200.0, 0.05));
+    assert_eq!(c.requested_rate, Some(200.0));
+    assert_eq!(c.model, "open");
+    assert!(c.latency_uncorrected_us.is_some());
+}
+
+#[test]
+fn poisson_arrivals_average_the_rate() {
+    let result = quick_run(delay("2ms"), "pool:10", &[100], |p| {
+        p.load = LoadModel::Open {
+            rate: 300.0,
+            arrival: Arrival::Poisson,
+        };
+        p.duration = Duration::from_secs(3);
+    });
+    let c = &result.cells[0];
+    assert!(
+        within(c.achieved_rate, 300.0, 0.15),
+        "achieved {} req/s",
+        c.achieved_rate
+    );
+}
+
+#[test]
+fn coordinated_omission_is_corrected() {
+    // The whole server freezes for 1 s in every 5 s: requests queued
+    // behind the freeze wait, which only the corrected latency shows.
+    let stalling = ServerConfig {
+        stall: Duration::from_secs(1),
+        stall_every: Duration::from_secs(5),
+        ..delay("2ms")
+    };
+    // The server starts frozen, so the run begins about 1 s in and the
+    // next freeze, at 5 s, falls well inside its 6 s.
+    let result = quick_run(stalling, "pool:4", &[1000], |p| {
+        p.load = open(200.0);
+        p.warmup = Duration::ZERO;
+        p.duration = Duration::from_secs(6);
+    });
+    let c = &result.cells[0];
+    let corrected = c.latency_us.p99;
+    let uncorrected = c.latency_uncorrected_us.unwrap().p99;
+    assert!(corrected > 500_000.0, "corrected p99 {corrected} µs");
+    assert!(
+        corrected > 5.0 * uncorrected,
+        "corrected {corrected} µs, uncorrected {uncorrected} µs"
+    );
+}
+
+#[test]
+fn batch_samples_meet_the_minimum_outside_the_warmup() {
+    let result = quick_run(delay("1ms"), "pool:4", &[4], |p| {
+        p.load = LoadModel::Batch {
+            size: 40,
+            samples: 6,
+        };
+        p.duration = Duration::from_millis(10);
+    });
+    let c = &result.cells[0];
+    assert_eq!(c.model, "batch");
+    assert!(c.samples.len() >= 6, "{} samples", c.samples.len());
+    assert_eq!(c.requests, 40 * c.samples.len() as u64);
+    assert!(
+        c.warmup_requests > 0,
+        "the warm-up ran, outside the samples"
+    );
+    assert!(c.throughput_ci95.is_some());
+}
+
+#[test]
+fn reps_give_fresh_connections_and_a_confidence_interval() {
+    let (server, mut plan) = quick(delay("2ms"), "pool:3", &[3]);
+    plan.reps = 3;
+    plan.duration = Duration::from_millis(400);
+    let result = run_with(&server, &plan);
+    let c = &result.cells[0];
+    assert_eq!(c.reps, 3);
+    assert_eq!(c.connections.opened, 9, "3 connections per run");
+    assert_eq!(c.server.unwrap().connections_accepted, 9);
+    let ci = c.throughput_ci95.unwrap();
+    assert!(ci > 0.0 && ci < c.throughput_rps, "ci {ci}");
+}
+
+#[test]
+fn recommendation_stops_where_the_server_limits() {
+    let limited = ServerConfig {
+        max_inflight: Some(16),
+        ..delay("20ms")
+    };
+    let result = quick_run(limited, "pool", &[64], |p| {
+        p.pool_sizes = vec![8, 16, 32, 64];
+        p.duration = Duration::from_secs(2);
+        p.warmup = Duration::from_millis(300);
+    });
+    let r = result.recommendation.expect("a recommendation");
+    let size = r.pool_size.unwrap();
+    assert!((16..=32).contains(&size), "recommended {r:?}");
+    assert!(r.reason.contains("c=64"), "{}", r.reason);
+}
+
+#[test]
+fn bad_load_settings_are_plan_errors() {
+    let (_server, mut plan) = quick(ServerConfig::default(), "pool:2", &[2]);
+    plan.load = open(0.0);
+    assert_eq!(plan.validate(), Err(PlanError::ZeroRate));
+    plan.load = LoadModel::Closed;
+    plan.reps = 0;
+    assert_eq!(plan.validate(), Err(PlanError::ZeroReps));
+    plan.reps = 1;
+    plan.load = LoadModel::Batch {
+        size: 100,
+        samples: 5,
+    };
+    plan.requests = Some(300);
+    assert!(matches!(
+        plan.validate(),
+        Err(PlanError::SamplesOverBudget { .. })
+    ));
+}
