@@ -1,36 +1,59 @@
-//! Exclusive checkout: `pool`, `elastic`, `take-or-create` and `per-request`
-//! are one machine with different limits.
+//! Exclusive checkout: `pool`, `elastic`, `take-or-create` and
+//! `per-request` are one machine with different limits.
+//!
+//! One lock guards the idle list, the free permits, the FIFO queue of
+//! waiters and the hot counters. A returned connection goes straight to the
+//! oldest waiter, so a newcomer can never take it first.
+use crate::clock::CoarseClock;
 use crate::config::PoolConfig;
 use crate::error::AcquireError;
-use crate::holders::Holders;
-use crate::metrics::{CloseCause, Metrics};
+use crate::holders::current_task;
+use crate::metrics::{CloseCause, Metrics, MetricsSnapshot};
 use crate::tracked::Tracked;
 use crate::Connector;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::oneshot;
+
+/// What a waiter is handed: a connection, or only the right to open one.
+type Handoff<T> = Option<Tracked<T>>;
 
 pub(crate) struct Exclusive<C: Connector> {
     pub(crate) connector: C,
-    /// At most this many leased (and so open) at once; `None`: unbounded.
-    limit: Option<Arc<Semaphore>>,
+    state: Mutex<State<C::Conn>>,
+    /// Most leased at once (`usize::MAX`: unbounded).
     size: usize,
-    /// Who holds what, where checkouts can wait.
-    holders: Option<Holders>,
-    /// Idle connections, oldest first; checkout takes the newest.
-    idle: Mutex<VecDeque<Tracked<C::Conn>>>,
     /// Most connections kept idle.
     max_idle: usize,
     /// Connections above this many open are overflow, closed after a grace.
     core: usize,
+    pub(crate) clock: CoarseClock,
     pub(crate) config: PoolConfig,
     pub(crate) metrics: Metrics,
 }
 
-pub(crate) struct Checkout<T> {
-    pub(crate) conn: Tracked<T>,
-    pub(crate) permit: Option<OwnedSemaphorePermit>,
+struct State<T> {
+    /// Idle connections, oldest first; checkout takes the newest.
+    idle: VecDeque<Tracked<T>>,
+    /// Permits not leased; a free permit with no idle connection connects.
+    free: usize,
+    /// Waiting checkouts, oldest first, with their task.
+    waiters: VecDeque<(u64, oneshot::Sender<Handoff<T>>)>,
+    /// The task holding each tracked connection (0: none).
+    holders: Vec<u64>,
+    free_indexes: Vec<usize>,
+    checkouts: u64,
+    in_use: u64,
+    peak_in_use: u64,
+}
+
+/// How a checkout starts.
+pub(crate) enum Begin<T> {
+    /// A permit, and an idle connection if there was one.
+    Ready(Option<Tracked<T>>),
+    /// In the queue.
+    Wait(oneshot::Receiver<Handoff<T>>),
 }
 
 impl<C: Connector> Exclusive<C> {
@@ -41,91 +64,151 @@ impl<C: Connector> Exclusive<C> {
         core: usize,
         config: PoolConfig,
     ) -> Self {
+        let tracked = limit.unwrap_or(0);
         Exclusive {
             connector,
-            limit: limit.map(|n| Arc::new(Semaphore::new(n))),
-            size: limit.unwrap_or(max_idle),
-            holders: limit.map(Holders::new),
-            idle: Mutex::new(VecDeque::with_capacity(max_idle.min(1024))),
+            state: Mutex::new(State {
+                idle: VecDeque::with_capacity(max_idle.min(1024)),
+                free: limit.unwrap_or(usize::MAX),
+                waiters: VecDeque::new(),
+                holders: vec![0; tracked],
+                free_indexes: (0..tracked).rev().collect(),
+                checkouts: 0,
+                in_use: 0,
+                peak_in_use: 0,
+            }),
+            size: limit.unwrap_or(usize::MAX),
             max_idle,
             core,
+            clock: CoarseClock::new(),
             config,
             metrics: Metrics::default(),
         }
     }
 
-    /// Checkout without waiting: a free permit and an idle connection.
-    pub(crate) fn try_checkout(&self) -> Option<Checkout<C::Conn>> {
-        let permit = match &self.limit {
-            Some(sem) => Some(sem.clone().try_acquire_owned().ok()?),
-            None => None,
-        };
-        let conn = self.take_idle()?;
-        self.hold(&conn);
-        self.metrics.checkout(false);
-        Some(Checkout { conn, permit })
+    fn lock(&self) -> MutexGuard<'_, State<C::Conn>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Checkout, waiting in FIFO order for a permit and connecting if no
-    /// idle connection is left. Cancel-safe: dropping the future releases
-    /// the permit and the half-open connection.
-    pub(crate) async fn checkout(&self) -> Result<Checkout<C::Conn>, AcquireError<C::Error>> {
+    /// Why an idle connection may not be handed out, if it may not.
+    fn unusable(&self, t: &mut Tracked<C::Conn>, now: Instant) -> Option<CloseCause> {
+        if t.expired(now) {
+            Some(CloseCause::Lifetime)
+        } else if self
+            .config
+            .idle_timeout
+            .is_some_and(|l| now.saturating_duration_since(t.idle_since) >= l)
+        {
+            Some(CloseCause::Idle)
+        } else if self.connector.is_broken(&mut t.conn) {
+            Some(CloseCause::Broken)
+        } else {
+            None
+        }
+    }
+
+    /// Take a permit and an idle connection, or join the queue. A task that
+    /// already holds a connection here and would wait is counted (and
+    /// refused with `fail_on_nested`).
+    pub(crate) fn begin(&self) -> Result<Begin<C::Conn>, AcquireError<C::Error>> {
+        let now = self.clock.now();
+        let me = current_task();
+        let mut closed = Vec::new();
+        let begin = {
+            let mut s = self.lock();
+            if s.free > 0 && s.waiters.is_empty() {
+                s.free -= 1;
+                s.in_use += 1;
+                s.peak_in_use = s.peak_in_use.max(s.in_use);
+                let mut conn = None;
+                while let Some(mut t) = s.idle.pop_back() {
+                    match self.unusable(&mut t, now) {
+                        Some(cause) => closed.push((t, cause)),
+                        None => {
+                            if let Some(i) = t.holder {
+                                s.holders[i] = me;
+                            }
+                            // Counted here; other checkouts when they end.
+                            s.checkouts += 1;
+                            conn = Some(t);
+                            break;
+                        }
+                    }
+                }
+                Begin::Ready(conn)
+            } else {
+                if me != 0 && s.holders.contains(&me) {
+                    self.metrics.nested_wait();
+                    if self.config.fail_on_nested {
+                        return Err(AcquireError::NestedCheckout { size: self.size });
+                    }
+                }
+                let (tx, rx) = oneshot::channel();
+                s.waiters.push_back((me, tx));
+                Begin::Wait(rx)
+            }
+        };
+        self.close_all(closed);
+        Ok(begin)
+    }
+
+    /// Finish a checkout that could not be had at once: wait in line, then
+    /// connect if no usable connection came. Cancel-safe: dropped at any
+    /// point, it gives back what it was handed.
+    pub(crate) async fn finish(
+        self: &Arc<Self>,
+        begin: Begin<C::Conn>,
+    ) -> Result<(Arc<Self>, Tracked<C::Conn>), AcquireError<C::Error>> {
         let mut waited = false;
-        let permit = match &self.limit {
-            None => None,
-            Some(sem) => match sem.clone().try_acquire_owned() {
-                Ok(p) => Some(p),
-                Err(_) => {
-                    waited = true;
-                    self.check_nested()?;
-                    let started = Instant::now();
-                    let p = sem.clone().acquire_owned().await;
-                    self.metrics.waited_for(started.elapsed());
-                    Some(p.expect("the pool never closes its semaphore"))
+        let handed = match begin {
+            Begin::Ready(conn) => conn,
+            Begin::Wait(rx) => {
+                let started = Instant::now();
+                let mut waiting = Waiting {
+                    owner: self,
+                    rx: Some(rx),
+                };
+                let handed = waiting.rx.as_mut().expect("set above").await;
+                waiting.rx = None;
+                self.metrics.waited_for(started.elapsed());
+                waited = true;
+                // Senders are dropped unsent only with the pool itself.
+                handed.unwrap_or(None)
+            }
+        };
+        let mut permit = Permit {
+            owner: self,
+            armed: true,
+        };
+        let conn = match handed {
+            Some(mut t) => match self.unusable(&mut t, self.clock.now()) {
+                None => Some(t),
+                Some(cause) => {
+                    self.close_all(vec![(t, cause)]);
+                    None
                 }
             },
+            None => None,
         };
-        let conn = match self.take_idle() {
-            Some(conn) => conn,
+        let conn = match conn {
+            Some(t) => t,
             None => self.connect().await?,
         };
-        self.hold(&conn);
-        self.metrics.checkout(waited);
-        Ok(Checkout { conn, permit })
-    }
-
-    /// Count a wait by a task that already holds a connection here; refuse
-    /// it if so configured.
-    fn check_nested(&self) -> Result<(), AcquireError<C::Error>> {
-        if self.holders.as_ref().is_some_and(|h| h.held_by_current()) {
-            self.metrics.nested_wait();
-            if self.config.fail_on_nested {
-                return Err(AcquireError::NestedCheckout { size: self.size });
-            }
-        }
-        Ok(())
-    }
-
-    fn hold(&self, t: &Tracked<C::Conn>) {
-        if let Some(h) = &self.holders {
-            h.hold(t.holder);
-        }
-    }
-
-    /// Close a connection and count why.
-    fn discard(&self, t: Tracked<C::Conn>, cause: CloseCause) {
-        if let Some(h) = &self.holders {
-            h.release(t.holder);
-        }
-        drop(t);
-        self.metrics.closed(cause);
+        permit.armed = false;
+        self.metrics.count_checkout(waited);
+        Ok((self.clone(), conn))
     }
 
     async fn connect(&self) -> Result<Tracked<C::Conn>, AcquireError<C::Error>> {
         match self.connector.connect().await {
             Ok(conn) => {
                 self.metrics.opened();
-                let holder = self.holders.as_ref().and_then(|h| h.claim());
+                let mut s = self.lock();
+                let holder = s.free_indexes.pop();
+                if let Some(i) = holder {
+                    s.holders[i] = current_task();
+                }
+                drop(s);
                 Ok(Tracked::new(conn, &self.config, holder))
             }
             Err(e) => {
@@ -135,85 +218,115 @@ impl<C: Connector> Exclusive<C> {
         }
     }
 
-    fn lock_idle(&self) -> MutexGuard<'_, VecDeque<Tracked<C::Conn>>> {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn take_idle(&self) -> Option<Tracked<C::Conn>> {
-        let now = Instant::now();
-        let mut idle = self.lock_idle();
-        while let Some(mut t) = idle.pop_back() {
-            let cause = if t.expired(now) {
-                CloseCause::Lifetime
-            } else if self.idle_too_long(&t, now) {
-                CloseCause::Idle
-            } else if self.connector.is_broken(&mut t.conn) {
-                CloseCause::Broken
-            } else {
-                return Some(t);
-            };
-            self.discard(t, cause);
-        }
-        None
-    }
-
-    fn idle_too_long(&self, t: &Tracked<C::Conn>, now: Instant) -> bool {
-        self.config
-            .idle_timeout
-            .is_some_and(|limit| now.duration_since(t.idle_since) >= limit)
-    }
-
-    /// A lease ends: keep the connection idle or close it.
-    pub(crate) fn checkin(&self, mut t: Tracked<C::Conn>, broken: bool) {
-        self.metrics.checkin();
-        if let Some(h) = &self.holders {
-            h.unhold(t.holder);
-        }
-        let now = Instant::now();
-        let cause = if broken || self.connector.is_broken(&mut t.conn) {
-            CloseCause::Broken
-        } else if t.expired(now) {
-            CloseCause::Lifetime
-        } else {
-            let mut idle = self.lock_idle();
-            if idle.len() < self.max_idle {
-                t.idle_since = now;
-                idle.push_back(t);
-                drop(idle);
-                if self.metrics.open() > self.core as u64 {
-                    self.reap();
+    /// A lease ends (`conn` is `None` when it never got a connection): hand
+    /// the connection to the oldest waiter, or keep it idle, or close it.
+    pub(crate) fn checkin(&self, conn: Option<Tracked<C::Conn>>, broken: bool) {
+        let now = self.clock.now();
+        let mut closed = Vec::new();
+        let mut conn = match conn {
+            Some(mut t) => {
+                let cause = if broken || self.connector.is_broken(&mut t.conn) {
+                    Some(CloseCause::Broken)
+                } else if t.expired(now) {
+                    Some(CloseCause::Lifetime)
+                } else {
+                    None
+                };
+                match cause {
+                    Some(cause) => {
+                        closed.push((t, cause));
+                        None
+                    }
+                    None => Some(t),
                 }
-                return;
             }
-            if self.max_idle == 0 {
-                CloseCause::Released
-            } else {
-                CloseCause::Overflow
-            }
+            None => None,
         };
-        self.discard(t, cause);
+        let mut s = self.lock();
+        s.in_use -= 1;
+        if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
+            s.holders[i] = 0;
+        }
+        while let Some((task, waiter)) = s.waiters.pop_front() {
+            if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
+                s.holders[i] = task;
+            }
+            match waiter.send(conn) {
+                Ok(()) => {
+                    s.in_use += 1;
+                    s.peak_in_use = s.peak_in_use.max(s.in_use);
+                    drop(s);
+                    self.close_all(closed);
+                    return;
+                }
+                // That waiter gave up; try the next.
+                Err(back) => conn = back,
+            }
+        }
+        if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
+            s.holders[i] = 0;
+        }
+        s.free += 1;
+        if let Some(mut t) = conn {
+            if s.idle.len() < self.max_idle {
+                t.idle_since = now;
+                s.idle.push_back(t);
+            } else {
+                let cause = if self.max_idle == 0 {
+                    CloseCause::Released
+                } else {
+                    CloseCause::Overflow
+                };
+                closed.push((t, cause));
+            }
+        }
+        drop(s);
+        self.close_all(closed);
+        if self.core < self.size && self.metrics.open() > self.core as u64 {
+            self.reap();
+        }
+    }
+
+    /// Close connections (outside the lock) and give back their indexes.
+    fn close_all(&self, closed: Vec<(Tracked<C::Conn>, CloseCause)>) {
+        if closed.is_empty() {
+            return;
+        }
+        let mut s = self.lock();
+        for (t, _) in &closed {
+            if let Some(i) = t.holder {
+                s.holders[i] = 0;
+                s.free_indexes.push(i);
+            }
+        }
+        drop(s);
+        for (t, cause) in closed {
+            drop(t);
+            self.metrics.closed(cause);
+        }
     }
 
     /// Close idle connections past their idle timeout or lifetime, and
-    /// overflow connections idle longer than the overflow grace.
+    /// overflow connections idle longer than the overflow grace. Also
+    /// advances the coarse clock.
     pub(crate) fn reap(&self) {
+        self.clock.tick();
         let now = Instant::now();
         let mut closed = Vec::new();
         {
-            let mut idle = self.lock_idle();
+            let mut s = self.lock();
             let mut excess = (self.metrics.open() as usize).saturating_sub(self.core);
-            let mut kept = VecDeque::with_capacity(idle.len());
-            while let Some(t) = idle.pop_front() {
-                let cause = if t.expired(now) {
-                    Some(CloseCause::Lifetime)
-                } else if self.idle_too_long(&t, now) {
-                    Some(CloseCause::Idle)
-                } else if excess > 0
-                    && now.duration_since(t.idle_since) >= self.config.overflow_grace
-                {
-                    Some(CloseCause::Overflow)
-                } else {
-                    None
+            let mut kept = VecDeque::with_capacity(s.idle.len());
+            while let Some(mut t) = s.idle.pop_front() {
+                let cause = match self.unusable(&mut t, now) {
+                    Some(cause) => Some(cause),
+                    None if excess > 0
+                        && now.saturating_duration_since(t.idle_since)
+                            >= self.config.overflow_grace =>
+                    {
+                        Some(CloseCause::Overflow)
+                    }
+                    None => None,
                 };
                 match cause {
                     Some(cause) => {
@@ -223,36 +336,91 @@ impl<C: Connector> Exclusive<C> {
                     None => kept.push_back(t),
                 }
             }
-            *idle = kept;
+            s.idle = kept;
         }
-        for (t, cause) in closed {
-            self.discard(t, cause);
-        }
+        self.close_all(closed);
     }
 
     /// Close every idle connection.
     pub(crate) fn close_idle(&self) {
-        let drained: Vec<_> = self.lock_idle().drain(..).collect();
-        for t in drained {
-            self.discard(t, CloseCause::Released);
-        }
+        let drained: Vec<_> = self
+            .lock()
+            .idle
+            .drain(..)
+            .map(|t| (t, CloseCause::Released))
+            .collect();
+        self.close_all(drained);
     }
 
     /// Open connections until `min_idle` are idle (capped at what the
-    /// strategy keeps idle). Returns how many were opened.
+    /// strategy keeps idle), each under a permit so the pool never opens
+    /// more than its size. Returns how many were opened.
     pub(crate) async fn prefill(&self) -> Result<usize, AcquireError<C::Error>> {
         let want = self.config.min_idle.min(self.max_idle);
         let mut opened = 0;
-        while self.idle_count() < want {
-            let mut t = self.connect().await?;
-            t.idle_since = Instant::now();
-            self.lock_idle().push_back(t);
+        loop {
+            {
+                let mut s = self.lock();
+                if s.idle.len() >= want || s.free == 0 || !s.waiters.is_empty() {
+                    return Ok(opened);
+                }
+                s.free -= 1;
+                s.in_use += 1;
+            }
+            let permit = Permit {
+                owner: self,
+                armed: true,
+            };
+            let t = self.connect().await?;
+            std::mem::forget(permit);
+            self.checkin(Some(t), false);
             opened += 1;
         }
-        Ok(opened)
     }
 
     pub(crate) fn idle_count(&self) -> usize {
-        self.lock_idle().len()
+        self.lock().idle.len()
+    }
+
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        let mut m = self.metrics.snapshot();
+        let s = self.lock();
+        m.checkouts += s.checkouts;
+        m.in_use = s.in_use;
+        m.peak_in_use = s.peak_in_use;
+        m
+    }
+}
+
+/// A waiting checkout. Dropped while waiting, it takes back and returns
+/// whatever was handed to it meanwhile.
+struct Waiting<'a, C: Connector> {
+    owner: &'a Exclusive<C>,
+    rx: Option<oneshot::Receiver<Handoff<C::Conn>>>,
+}
+
+impl<C: Connector> Drop for Waiting<'_, C> {
+    fn drop(&mut self) {
+        if let Some(mut rx) = self.rx.take() {
+            rx.close();
+            if let Ok(handed) = rx.try_recv() {
+                self.owner.checkin(handed, false);
+            }
+        }
+    }
+}
+
+/// A permit held while connecting: given back if the connect fails or is
+/// cancelled.
+struct Permit<'a, C: Connector> {
+    owner: &'a Exclusive<C>,
+    armed: bool,
+}
+
+impl<C: Connector> Drop for Permit<'_, C> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.owner.checkin(None, false);
+        }
     }
 }

@@ -1,37 +1,17 @@
-//! Which task holds which connection, for nested-checkout detection.
-//!
-//! Each connection a bounded strategy opens takes an index here; a lease
-//! writes its task's id at that index and clears it on return. Only a
-//! checkout that is about to wait scans the table, so the hot path costs one
-//! relaxed store each way.
+//! Which task holds which slot (`shared`, `round-robin`, `least-loaded`),
+//! for nested-checkout detection: a lease writes its task's id at its slot
+//! and clears it on return. Only a checkout about to wait scans the table.
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 
 pub(crate) struct Holders {
     slots: Box<[AtomicU64]>,
-    free: Mutex<Vec<usize>>,
 }
 
 impl Holders {
     pub(crate) fn new(n: usize) -> Self {
         Holders {
             slots: (0..n).map(|_| AtomicU64::new(0)).collect(),
-            free: Mutex::new((0..n).rev().collect()),
-        }
-    }
-
-    /// An index for a new connection; `None` when all are taken (the
-    /// connection is then not tracked).
-    pub(crate) fn claim(&self) -> Option<usize> {
-        self.free.lock().unwrap_or_else(|p| p.into_inner()).pop()
-    }
-
-    /// Give back a closed connection's index.
-    pub(crate) fn release(&self, index: Option<usize>) {
-        if let Some(i) = index {
-            self.slots[i].store(0, Relaxed);
-            self.free.lock().unwrap_or_else(|p| p.into_inner()).push(i);
         }
     }
 

@@ -1,10 +1,9 @@
-use crate::exclusive::{Checkout, Exclusive};
+use crate::exclusive::Exclusive;
 use crate::slots::{Held, Slots};
 use crate::tracked::Tracked;
 use crate::Connector;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
-use tokio::sync::OwnedSemaphorePermit;
 
 /// A connection on loan. Dropping it gives the connection back (or closes it
 /// if it was marked broken); the capacity it held is freed either way.
@@ -17,9 +16,6 @@ enum Kind<C: Connector> {
     Exclusive {
         owner: Arc<Exclusive<C>>,
         conn: Option<Tracked<C::Conn>>,
-        // Dropped after the connection is back in the idle list, so the
-        // waiter this permit goes to finds it there.
-        _permit: Option<OwnedSemaphorePermit>,
     },
     Slot {
         owner: Arc<Slots<C>>,
@@ -28,12 +24,11 @@ enum Kind<C: Connector> {
 }
 
 impl<C: Connector> Lease<C> {
-    pub(crate) fn exclusive(owner: Arc<Exclusive<C>>, c: Checkout<C::Conn>) -> Self {
+    pub(crate) fn exclusive(owner: Arc<Exclusive<C>>, conn: Tracked<C::Conn>) -> Self {
         Lease {
             kind: Kind::Exclusive {
                 owner,
-                conn: Some(c.conn),
-                _permit: c.permit,
+                conn: Some(conn),
             },
             broken: false,
         }
@@ -84,11 +79,7 @@ impl<C: Connector> DerefMut for Lease<C> {
 impl<C: Connector> Drop for Lease<C> {
     fn drop(&mut self) {
         match &mut self.kind {
-            Kind::Exclusive { owner, conn, .. } => {
-                if let Some(t) = conn.take() {
-                    owner.checkin(t, self.broken);
-                }
-            }
+            Kind::Exclusive { owner, conn } => owner.checkin(conn.take(), self.broken),
             Kind::Slot { owner, held } => owner.checkin(held, self.broken),
         }
     }

@@ -31,6 +31,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod clock;
 mod config;
 mod error;
 mod exclusive;

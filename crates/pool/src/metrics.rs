@@ -43,6 +43,13 @@ impl Metrics {
         let now = self.in_use.fetch_add(1, Relaxed) + 1;
         self.peak_in_use.fetch_max(now, Relaxed);
     }
+    /// A lease handed out, where in-use counts are kept elsewhere.
+    pub(crate) fn count_checkout(&self, waited: bool) {
+        self.checkouts.fetch_add(1, Relaxed);
+        if waited {
+            self.waited.fetch_add(1, Relaxed);
+        }
+    }
     pub(crate) fn checkin(&self) {
         self.in_use.fetch_sub(1, Relaxed);
     }

@@ -1,6 +1,6 @@
 use crate::config::PoolConfig;
 use crate::error::{AcquireError, BuildError};
-use crate::exclusive::Exclusive;
+use crate::exclusive::{Begin, Exclusive};
 use crate::lease::Lease;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::slots::{Pick, Slots};
@@ -129,11 +129,14 @@ impl<C: Connector> Strategy<C> {
         &self,
         e: &Arc<Exclusive<C>>,
     ) -> Result<Lease<C>, AcquireError<C::Error>> {
-        if let Some(c) = e.try_checkout() {
-            return Ok(Lease::exclusive(e.clone(), c));
-        }
-        match tokio::time::timeout(self.checkout_timeout, e.checkout()).await {
-            Ok(c) => Ok(Lease::exclusive(e.clone(), c?)),
+        let begin = match e.begin() {
+            // The fast path: no timer.
+            Ok(Begin::Ready(Some(conn))) => return Ok(Lease::exclusive(e.clone(), conn)),
+            Ok(begin) => begin,
+            Err(err) => return Err(err),
+        };
+        match tokio::time::timeout(self.checkout_timeout, e.finish(begin)).await {
+            Ok(got) => got.map(|(owner, conn)| Lease::exclusive(owner, conn)),
             Err(_) => Err(self.timed_out(&e.metrics)),
         }
     }
@@ -164,12 +167,12 @@ impl<C: Connector> Strategy<C> {
     /// partitions; peaks are then the sum of each partition's peak).
     pub fn metrics(&self) -> MetricsSnapshot {
         match &*self.inner {
-            Inner::Exclusive(e) => e.metrics.snapshot(),
+            Inner::Exclusive(e) => e.snapshot(),
             Inner::Slots(s) => s.metrics.snapshot(),
             Inner::Partitioned(pools, _) => {
                 let mut total = MetricsSnapshot::default();
                 for p in pools {
-                    total.merge(&p.metrics.snapshot());
+                    total.merge(&p.snapshot());
                 }
                 total
             }
