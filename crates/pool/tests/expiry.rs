@@ -554,3 +554,116 @@ async fn close_idle_closes_only_idle_connections() {
     })
     .await;
 }
+
+/// With the reaper running (strategy built inside the runtime), a
+/// connection past its lifetime is still never handed out, nor kept when
+/// returned, whatever the reaper's period. (Here the reaper ticks every
+/// 500 ms, set by the default overflow grace; the lifetime is 50 ms.)
+#[tokio::test]
+async fn expired_connection_is_not_reused_between_reaper_ticks() {
+    bounded(async {
+        let life = Duration::from_millis(50);
+        let config = PoolConfig {
+            idle_timeout: None,
+            ..lifetime(life, 0.0)
+        };
+        let config = PoolConfig {
+            overflow_grace: PoolConfig::default().overflow_grace,
+            ..config
+        };
+        for spec in [
+            "pool:1",
+            "elastic:1+1",
+            "take-or-create:1",
+            "partitioned:1x1",
+        ] {
+            let fake = Fake::new();
+            let pool = strategy(spec, &fake, config.clone());
+            // Idle past its lifetime.
+            let id = pool.acquire().await.expect("checkout").id;
+            tokio::time::sleep(life + Duration::from_millis(30)).await;
+            let lease = pool.acquire().await.expect("checkout");
+            assert_ne!(
+                lease.id, id,
+                "{spec}: handed out a connection 30 ms past its lifetime"
+            );
+            // Leased past its lifetime.
+            let id = lease.id;
+            tokio::time::sleep(life + Duration::from_millis(30)).await;
+            drop(lease);
+            let next = pool.acquire().await.expect("checkout");
+            assert_ne!(
+                next.id, id,
+                "{spec}: kept a connection returned 30 ms past its lifetime"
+            );
+            let m = pool.metrics();
+            assert_eq!(m.closed_lifetime, 2, "{spec}: {m:?}");
+        }
+    })
+    .await;
+}
+
+/// Return `n` connections one every 7 ms, then wait until the strategy has
+/// closed all but `keep`. Returns how long each closed one had been idle
+/// (from just before its return to its close).
+async fn idle_before_close(spec: &str, config: PoolConfig, n: usize, keep: usize) -> Vec<Duration> {
+    let fake = Fake::new();
+    let pool = strategy(spec, &fake, config);
+    let held = take_all(&pool, n).await;
+    let mut returned = std::collections::HashMap::new();
+    for lease in held {
+        returned.insert(lease.id, Instant::now());
+        drop(lease);
+        tokio::time::sleep(Duration::from_millis(7)).await;
+    }
+    let keep = keep as i64;
+    fake.until("the strategy closes what it does not keep", |s| {
+        s.live() == keep && pool.metrics().open == keep as u64
+    })
+    .await;
+    fake.drops()
+        .into_iter()
+        .map(|(id, at)| at.duration_since(returned[&id]))
+        .collect()
+}
+
+/// No connection is closed for idling before it has idled `idle_timeout`,
+/// whenever it was returned relative to the reaper's ticks.
+#[tokio::test]
+async fn idle_timeout_never_closes_early() {
+    bounded(async {
+        let limit = Duration::from_millis(60);
+        let config = PoolConfig {
+            idle_timeout: Some(limit),
+            ..no_expiry()
+        };
+        for spec in ["pool:6", "take-or-create:6"] {
+            let idled = idle_before_close(spec, config.clone(), 6, 0).await;
+            assert_eq!(idled.len(), 6, "{spec}");
+            assert!(
+                idled.iter().all(|&d| d >= limit),
+                "{spec}: closed for idling {limit:?} after idling only {idled:?}"
+            );
+        }
+    })
+    .await;
+}
+
+/// No overflow connection is closed before it has idled `overflow_grace`.
+#[tokio::test]
+async fn overflow_grace_never_closes_early() {
+    bounded(async {
+        let grace = Duration::from_millis(60);
+        let config = PoolConfig {
+            overflow_grace: grace,
+            ..no_expiry()
+        };
+        let idled = idle_before_close("elastic:1+6", config, 7, 1).await;
+        assert_eq!(idled.len(), 6);
+        assert!(
+            idled.iter().all(|&d| d >= grace),
+            "overflow closed after idling only {idled:?}, grace {grace:?}"
+        );
+    })
+    .await;
+}

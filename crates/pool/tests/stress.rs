@@ -9,10 +9,12 @@
 //! agree with the connector.
 mod common;
 
-use common::{bounded, strategy, take_all, Fake, InUse};
+use common::{bounded, strategy, take_all, until_set, Fake, InUse};
 use poolbench_pool::{Lease, PoolConfig, Strategy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::Arc;
 use std::time::Duration;
 
 const TASKS: usize = 200;
@@ -243,4 +245,128 @@ async fn stress_round_robin_4() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stress_least_loaded_4() {
     bounded(stress("least-loaded:4", 4, Expiry::Quiet, 7)).await;
+}
+
+// The stress runs above catch a strategy opening one connection too many
+// now and then: a replacement opened while the connection it replaces was
+// still being closed. The tests below pin each such window down
+// deterministically: the fake connector's close of one connection is held
+// (`hold_close`) until another connection opens, or `CLOSE_HOLD` passes.
+// A strategy that closes before it frees the capacity just waits out the
+// hold; one that frees the capacity first opens the replacement with both
+// open.
+
+fn no_expiry() -> PoolConfig {
+    PoolConfig {
+        checkout_timeout: Duration::from_secs(5),
+        idle_timeout: None,
+        max_lifetime: None,
+        ..PoolConfig::default()
+    }
+}
+
+fn assert_never_above(what: &str, fake: &Fake, pool: &Strategy<Fake>, max: usize) {
+    let m = pool.metrics();
+    assert!(
+        fake.peak_live() <= max as i64 && m.peak_open <= max as u64,
+        "{what}: {} connections open at once (metrics peak_open {}), more than {max}: \
+         a replacement opened before the connection it replaces was closed",
+        fake.peak_live(),
+        m.peak_open
+    );
+}
+
+/// A connection returned broken is closed before its capacity is used
+/// again: by a newcomer, or by a waiter. (The lease is dropped on another
+/// thread, where the held close blocks; the runtime goes on.)
+#[tokio::test]
+async fn broken_return_closes_before_a_replacement_opens() {
+    bounded(async {
+        for spec in ["pool:1", "elastic:1+0", "partitioned:1x1", "shared"] {
+            for waiter_first in [false, true] {
+                let what = format!("{spec} (waiter queued first: {waiter_first})");
+                let fake = Fake::new();
+                let pool = strategy(spec, &fake, no_expiry());
+                let mut lease = pool.acquire().await.expect("checkout");
+                let id = lease.id;
+                let waiter = if waiter_first {
+                    let started = Arc::new(AtomicBool::new(false));
+                    let (pool, flag) = (pool.clone(), started.clone());
+                    let w = tokio::spawn(async move {
+                        flag.store(true, SeqCst);
+                        pool.acquire().await.map(|l| l.id)
+                    });
+                    until_set(&started).await; // parked in the queue
+                    Some(w)
+                } else {
+                    None
+                };
+                fake.hold_close(id);
+                lease.mark_broken();
+                let returning = std::thread::spawn(move || drop(lease));
+                let next = match waiter {
+                    Some(w) => w.await.expect("waiter task"),
+                    None => {
+                        fake.until("the broken connection is closing", |s| s.closing() == 1)
+                            .await;
+                        pool.acquire().await.map(|l| l.id)
+                    }
+                };
+                returning.join().expect("returning thread");
+                assert_ne!(next.expect("checkout"), id, "{what}");
+                assert_never_above(&what, &fake, &pool, 1);
+            }
+        }
+    })
+    .await;
+}
+
+/// The reaper closing an idle connection does not let a checkout open a
+/// replacement before the close is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reaped_connection_closes_before_a_replacement_opens() {
+    bounded(async {
+        for spec in ["pool:1", "elastic:1+0", "partitioned:1x1"] {
+            let fake = Fake::new();
+            let config = PoolConfig {
+                idle_timeout: Some(Duration::from_millis(30)),
+                ..no_expiry()
+            };
+            let pool = strategy(spec, &fake, config);
+            let id = pool.acquire().await.expect("checkout").id;
+            fake.hold_close(id);
+            fake.until("the reaper is closing the idle connection", |s| {
+                s.closing() == 1
+            })
+            .await;
+            let next = pool.acquire().await.expect("checkout");
+            assert_ne!(next.id, id, "{spec}");
+            assert_never_above(spec, &fake, &pool, 1);
+        }
+    })
+    .await;
+}
+
+/// `close_idle` too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_idle_closes_before_a_replacement_opens() {
+    bounded(async {
+        for spec in ["pool:1", "elastic:1+0", "partitioned:1x1", "shared"] {
+            let fake = Fake::new();
+            let pool = strategy(spec, &fake, no_expiry());
+            let id = pool.acquire().await.expect("checkout").id;
+            fake.hold_close(id);
+            let closing = {
+                let pool = pool.clone();
+                std::thread::spawn(move || pool.close_idle())
+            };
+            fake.until("close_idle is closing the connection", |s| s.closing() == 1)
+                .await;
+            let next = pool.acquire().await.expect("checkout");
+            closing.join().expect("close_idle thread");
+            assert_ne!(next.id, id, "{spec}");
+            assert_never_above(spec, &fake, &pool, 1);
+        }
+    })
+    .await;
 }

@@ -17,9 +17,18 @@ fn short() -> PoolConfig {
     }
 }
 
+/// Batches of timed checkouts tried before a late one counts as a failure.
+///
+/// On a busy 2-core machine (parallel builds, a benchmark running) any
+/// thread now and then wakes 10-25 ms late, a bare `tokio::time::timeout`
+/// too; the pool adds nothing to that. A strategy that fires late does so in
+/// every batch, so a batch is retried: the test fails only if each of
+/// `ATTEMPTS` batches had a checkout more than `SLACK` late.
+const ATTEMPTS: usize = 5;
+
 /// Time `runs` checkouts that must time out; check each fails with
-/// `Timeout(TIMEOUT)` no earlier than the deadline, and the latest within
-/// `SLACK` of it. Returns the longest.
+/// `Timeout(TIMEOUT)`, no earlier than the deadline, and is counted.
+/// Returns the longest.
 async fn time_out_runs(what: &str, pool: &Strategy<Fake>, runs: u64) -> Duration {
     let before = pool.metrics().timeouts;
     let mut longest = Duration::ZERO;
@@ -41,17 +50,26 @@ async fn time_out_runs(what: &str, pool: &Strategy<Fake>, runs: u64) -> Duration
         );
         longest = longest.max(took);
     }
-    assert!(
-        longest <= TIMEOUT + SLACK,
-        "{what}: a checkout timeout fired {:?} late",
-        longest - TIMEOUT
-    );
     assert_eq!(
         pool.metrics().timeouts - before,
         runs,
         "{what}: every timeout is counted"
     );
     longest
+}
+
+/// Batches of `runs` timed-out checkouts until the latest of a batch is
+/// within `SLACK` of the deadline (see `ATTEMPTS`).
+async fn fires_on_time(what: &str, pool: &Strategy<Fake>, runs: u64) {
+    let mut late = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let longest = time_out_runs(what, pool, runs).await;
+        if longest <= TIMEOUT + SLACK {
+            return;
+        }
+        late.push(longest - TIMEOUT);
+    }
+    panic!("{what}: in every batch a checkout timeout fired late, by up to {late:?}");
 }
 
 /// Exhaust `spec` from another task (so the timed checkouts are not
@@ -71,7 +89,7 @@ async fn exhausted(spec: &str, capacity: usize) {
         })
     };
     full.await.expect("holder took the whole strategy");
-    time_out_runs(spec, &pool, RUNS).await;
+    fires_on_time(spec, &pool, RUNS).await;
     let m = pool.metrics();
     assert_eq!(m.nested_waits, 0, "{spec}: {m:?}");
     assert_eq!(m.in_use, capacity as u64, "{spec}: {m:?}");
@@ -135,7 +153,7 @@ async fn hanging_connect_times_out_on_time() {
             let fake = Fake::new();
             fake.close_gate();
             let pool = strategy(spec, &fake, short());
-            time_out_runs(spec, &pool, 2).await;
+            fires_on_time(spec, &pool, 2).await;
             let m = pool.metrics();
             assert_eq!((m.opened, m.in_use, m.checkouts), (0, 0, 0), "{spec}");
             assert_eq!(fake.at_gate(), 0, "{spec}: timed-out connects are dropped");

@@ -16,7 +16,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::SeqCst};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, Semaphore};
@@ -25,6 +25,9 @@ use tokio::sync::{Notify, Semaphore};
 pub const TEST_LIMIT: Duration = Duration::from_secs(20);
 /// Upper bound for one wait on a condition inside a test.
 pub const WAIT_LIMIT: Duration = Duration::from_secs(10);
+/// How long the close of a connection chosen with `State::hold_close` takes
+/// at most (it ends early when another connection opens meanwhile).
+pub const CLOSE_HOLD: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectFailed;
@@ -71,6 +74,12 @@ pub struct State {
     users: Mutex<HashMap<u64, u64>>,
     next_user: AtomicU64,
     double_leases: AtomicU64,
+    /// Connections whose close (drop) is held, and how many are closing.
+    hold_close: Mutex<HashSet<u64>>,
+    closing: AtomicU64,
+    /// Signalled (under `opened_lock`) whenever a connection opens.
+    opened_lock: Mutex<()>,
+    opened_cv: Condvar,
     /// Notified on every connect event and connection drop.
     changed: Notify,
 }
@@ -95,6 +104,18 @@ impl fmt::Debug for Conn {
 impl Drop for Conn {
     fn drop(&mut self) {
         let s = &self.state;
+        if lock(&s.hold_close).remove(&self.id) {
+            // A slow close: still open (and counted live) until another
+            // connection opens or CLOSE_HOLD passes.
+            let before = s.opened.load(SeqCst);
+            s.closing.fetch_add(1, SeqCst);
+            s.changed.notify_waiters();
+            let g = lock(&s.opened_lock);
+            let _ = s
+                .opened_cv
+                .wait_timeout_while(g, CLOSE_HOLD, |_| s.opened.load(SeqCst) == before);
+            s.closing.fetch_sub(1, SeqCst);
+        }
         s.live.fetch_sub(1, SeqCst);
         s.dropped.fetch_add(1, SeqCst);
         lock(&s.drops).push((self.id, Instant::now()));
@@ -160,6 +181,8 @@ impl Connector for Fake {
         let live = s.live.fetch_add(1, SeqCst) + 1;
         s.peak_live.fetch_max(live, SeqCst);
         s.opened.fetch_add(1, SeqCst);
+        drop(lock(&s.opened_lock));
+        s.opened_cv.notify_all();
         s.changed.notify_waiters();
         Ok(Conn {
             id,
@@ -233,6 +256,18 @@ impl State {
     /// Report connection `id` as broken from now on.
     pub fn break_conn(&self, id: u64) {
         lock(&self.broken).insert(id);
+    }
+
+    /// Make the close of connection `id` slow: its drop waits until another
+    /// connection opens (or `CLOSE_HOLD` passes), so a strategy that lets a
+    /// replacement open before the close is over is caught with both open.
+    pub fn hold_close(&self, id: u64) {
+        lock(&self.hold_close).insert(id);
+    }
+
+    /// Connections being closed (held) now.
+    pub fn closing(&self) -> u64 {
+        self.closing.load(SeqCst)
     }
 
     pub fn is_reported_broken(&self, id: u64) -> bool {
