@@ -90,14 +90,20 @@ impl<C: Connector> Exclusive<C> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Why an idle connection may not be handed out, if it may not.
-    fn unusable(&self, t: &mut Tracked<C::Conn>, now: Instant) -> Option<CloseCause> {
-        if t.expired(now) {
+    /// Why an idle connection may not be handed out, if it may not: expired
+    /// by `upper` (at least now), idle too long by `lower` (at most now).
+    fn unusable(
+        &self,
+        t: &mut Tracked<C::Conn>,
+        lower: Instant,
+        upper: Instant,
+    ) -> Option<CloseCause> {
+        if t.expired(upper) {
             Some(CloseCause::Lifetime)
         } else if self
             .config
             .idle_timeout
-            .is_some_and(|l| now.saturating_duration_since(t.idle_since) >= l)
+            .is_some_and(|l| lower.saturating_duration_since(t.idle_since) >= l)
         {
             Some(CloseCause::Idle)
         } else if self.connector.is_broken(&mut t.conn) {
@@ -111,7 +117,7 @@ impl<C: Connector> Exclusive<C> {
     /// already holds a connection here and would wait is counted (and
     /// refused with `fail_on_nested`).
     pub(crate) fn begin(&self) -> Result<Begin<C::Conn>, AcquireError<C::Error>> {
-        let now = self.clock.now();
+        let (lower, upper) = (self.clock.lower(), self.clock.upper());
         let me = current_task();
         let mut closed = Vec::new();
         let begin = {
@@ -122,7 +128,7 @@ impl<C: Connector> Exclusive<C> {
                 s.peak_in_use = s.peak_in_use.max(s.in_use);
                 let mut conn = None;
                 while let Some(mut t) = s.idle.pop_back() {
-                    match self.unusable(&mut t, now) {
+                    match self.unusable(&mut t, lower, upper) {
                         Some(cause) => closed.push((t, cause)),
                         None => {
                             if let Some(i) = t.holder {
@@ -181,7 +187,7 @@ impl<C: Connector> Exclusive<C> {
             armed: true,
         };
         let conn = match handed {
-            Some(mut t) => match self.unusable(&mut t, self.clock.now()) {
+            Some(mut t) => match self.unusable(&mut t, self.clock.lower(), self.clock.upper()) {
                 None => Some(t),
                 Some(cause) => {
                     self.close_all(vec![(t, cause)]);
@@ -221,7 +227,7 @@ impl<C: Connector> Exclusive<C> {
     /// A lease ends (`conn` is `None` when it never got a connection): hand
     /// the connection to the oldest waiter, or keep it idle, or close it.
     pub(crate) fn checkin(&self, conn: Option<Tracked<C::Conn>>, broken: bool) {
-        let now = self.clock.now();
+        let now = self.clock.upper();
         let mut closed = Vec::new();
         let mut conn = match conn {
             Some(mut t) => {
@@ -242,6 +248,9 @@ impl<C: Connector> Exclusive<C> {
             }
             None => None,
         };
+        // Closed before the permit moves on, so a replacement never opens
+        // while the old connection still exists.
+        self.close_all(std::mem::take(&mut closed));
         let mut s = self.lock();
         s.in_use -= 1;
         if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
@@ -255,8 +264,6 @@ impl<C: Connector> Exclusive<C> {
                 Ok(()) => {
                     s.in_use += 1;
                     s.peak_in_use = s.peak_in_use.max(s.in_use);
-                    drop(s);
-                    self.close_all(closed);
                     return;
                 }
                 // That waiter gave up; try the next.
@@ -312,13 +319,13 @@ impl<C: Connector> Exclusive<C> {
     pub(crate) fn reap(&self) {
         self.clock.tick();
         let now = Instant::now();
-        let mut closed = Vec::new();
-        {
+        let closed = {
             let mut s = self.lock();
             let mut excess = (self.metrics.open() as usize).saturating_sub(self.core);
             let mut kept = VecDeque::with_capacity(s.idle.len());
+            let mut closed = Vec::new();
             while let Some(mut t) = s.idle.pop_front() {
-                let cause = match self.unusable(&mut t, now) {
+                let cause = match self.unusable(&mut t, now, now) {
                     Some(cause) => Some(cause),
                     None if excess > 0
                         && now.saturating_duration_since(t.idle_since)
@@ -337,8 +344,9 @@ impl<C: Connector> Exclusive<C> {
                 }
             }
             s.idle = kept;
-        }
-        self.close_all(closed);
+            closed
+        };
+        self.close_holding_permits(closed);
     }
 
     /// Close every idle connection.
@@ -349,7 +357,30 @@ impl<C: Connector> Exclusive<C> {
             .drain(..)
             .map(|t| (t, CloseCause::Released))
             .collect();
-        self.close_all(drained);
+        self.close_holding_permits(drained);
+    }
+
+    /// Close idle connections taken off the list. While they close, the
+    /// permits they would free stay taken, so no replacement opens first.
+    fn close_holding_permits(&self, closed: Vec<(Tracked<C::Conn>, CloseCause)>) {
+        let n = closed.len();
+        if n == 0 {
+            return;
+        }
+        let bounded = self.size != usize::MAX;
+        let held = if bounded {
+            let mut s = self.lock();
+            let held = n.min(s.free);
+            s.free -= held;
+            s.in_use += held as u64;
+            held
+        } else {
+            0
+        };
+        self.close_all(closed);
+        for _ in 0..held {
+            self.checkin(None, false);
+        }
     }
 
     /// Open connections until `min_idle` are idle (capped at what the

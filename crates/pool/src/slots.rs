@@ -102,10 +102,17 @@ impl<C: Connector> Slots<C> {
             }
         };
         if let Some(t) = guard.as_mut() {
+            let now = Instant::now();
+            let idle_too_long = self
+                .config
+                .idle_timeout
+                .is_some_and(|l| now.saturating_duration_since(t.idle_since) >= l);
             let cause = if self.connector.is_broken(&mut t.conn) {
                 Some(CloseCause::Broken)
-            } else if t.expired(Instant::now()) {
+            } else if t.expired(now) {
                 Some(CloseCause::Lifetime)
+            } else if idle_too_long {
+                Some(CloseCause::Idle)
             } else {
                 None
             };
@@ -139,6 +146,8 @@ impl<C: Connector> Slots<C> {
         self.metrics.checkin();
         if broken && held.guard.take().is_some() {
             self.metrics.closed(CloseCause::Broken);
+        } else if let Some(t) = held.guard.as_mut() {
+            t.idle_since = Instant::now();
         }
     }
 

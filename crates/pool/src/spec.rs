@@ -59,7 +59,8 @@ impl StrategySpec {
     }
 
     /// Fill in a missing size. `elastic` without sizes gets `N+N/2`;
-    /// `partitioned` gets `2x(N/2)`, the same total as `pool:N`.
+    /// `partitioned` gets `2x(N/2)`: the same total as `pool:N` for even N,
+    /// one less for odd N.
     pub fn with_size(self, n: usize) -> StrategySpec {
         match self {
             StrategySpec::RoundRobin(None) => StrategySpec::RoundRobin(Some(n)),

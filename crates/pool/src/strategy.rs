@@ -218,13 +218,17 @@ fn spawn_reaper<C: Connector>(e: &Arc<Exclusive<C>>) {
         return;
     };
     let c = &e.config;
-    let every = [c.idle_timeout, Some(c.overflow_grace)]
+    let shortest_life = c
+        .max_lifetime
+        .map(|l| l.mul_f64(1.0 - c.lifetime_jitter.clamp(0.0, 1.0)));
+    let every = [c.idle_timeout, Some(c.overflow_grace), shortest_life]
         .into_iter()
         .flatten()
         .min()
         .unwrap_or(Duration::from_secs(1))
         .clamp(Duration::from_millis(10), Duration::from_secs(1))
         / 2;
+    e.clock.set_period(every);
     let weak: Weak<Exclusive<C>> = Arc::downgrade(e);
     handle.spawn(async move {
         let mut tick = tokio::time::interval(every);
