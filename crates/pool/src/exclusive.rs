@@ -11,8 +11,9 @@ use crate::holders::current_task;
 use crate::metrics::{CloseCause, Metrics, MetricsSnapshot};
 use crate::tracked::Tracked;
 use crate::Connector;
+use parking_lot::{Mutex, MutexGuard};
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
@@ -87,7 +88,7 @@ impl<C: Connector> Exclusive<C> {
     }
 
     fn lock(&self) -> MutexGuard<'_, State<C::Conn>> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock()
     }
 
     /// Why an idle connection may not be handed out, if it may not: expired
