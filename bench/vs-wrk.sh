@@ -5,7 +5,8 @@
 #
 # Starts `poolbench serve` (13-byte body, no delay) on a free loopback port,
 # then alternates `wrk -t2 -c100` and `poolbench run -s pool:100 -c 100`,
-# and prints each side's median req/s and the ratio poolbench / wrk.
+# and prints each side's median req/s, the ratio of medians, and the median
+# of per-round ratios (robust to the machine's drift between rounds).
 set -euo pipefail
 rounds=${1:-3}
 duration=${2:-10s}
@@ -48,7 +49,10 @@ for i in $(seq "$rounds"); do
 done
 python3 - "${wrk_rps[*]}" "${pb_rps[*]}" <<'PY'
 import statistics, sys
-w = statistics.median(map(float, sys.argv[1].split()))
-p = statistics.median(map(float, sys.argv[2].split()))
-print(f"median:  wrk {w:,.0f} req/s   poolbench {p:,.0f} req/s   ratio poolbench/wrk {p / w:.2f}x")
+ws = [float(x) for x in sys.argv[1].split()]
+ps = [float(x) for x in sys.argv[2].split()]
+w, p = statistics.median(ws), statistics.median(ps)
+paired = statistics.median(b / a for a, b in zip(ws, ps))
+print(f"median:  wrk {w:,.0f} req/s   poolbench {p:,.0f} req/s   ratio of medians {p / w:.2f}x")
+print(f"paired:  median of per-round ratios poolbench/wrk {paired:.2f}x (each round's two runs are adjacent)")
 PY

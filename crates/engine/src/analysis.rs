@@ -99,8 +99,9 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
                 "concurrency above pool capacity: part of the latency is waiting for a connection",
                 Some(c),
                 format!(
-                    "{}: {load:.0} concurrent on {cap} connections, {:.0}% of latency waiting for one ({} of {})",
+                    "{}: {load:.0} concurrent on {cap} connection{}, {:.0}% of latency waiting for one ({} of {})",
                     label(c),
+                    if cap == 1 { "" } else { "s" },
                     share * 100.0,
                     ms(c.checkout_wait_us.mean),
                     ms(c.latency_us.mean)
