@@ -107,3 +107,54 @@ fn serve_prints_its_address_first_and_answers() {
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("content-length: 5"), "{reply}");
 }
+
+#[test]
+fn open_loop_json_has_both_latencies_pitfalls_and_a_recommendation() {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args([
+            "run", "-s", "pool:4", "--rate", "100", "-d", "1s", "--warmup", "0s",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = &r["cells"][0];
+    assert_eq!(cell["model"], "open");
+    assert_eq!(cell["requested_rate"], 100.0);
+    assert!(cell["latency_us"]["p99"].as_f64().unwrap() > 0.0);
+    assert!(cell["latency_uncorrected_us"]["p99"].as_f64().unwrap() > 0.0);
+    assert!(cell["timeline"]["ok"].as_array().unwrap().len() >= 9);
+    let ids: Vec<&str> = r["pitfalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"few-samples"), "{ids:?}");
+    assert_eq!(r["recommendation"]["strategy"], "pool:4");
+}
+
+#[test]
+fn help_explains_the_load_models() {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for flag in [
+        "--rate",
+        "--batch",
+        "--reps",
+        "--pipeline",
+        "--fail-on-nested",
+        "least-loaded:N",
+    ] {
+        assert!(help.contains(flag), "--help lacks {flag}");
+    }
+}
