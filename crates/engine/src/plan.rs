@@ -202,11 +202,6 @@ impl Plan {
             })
             .collect()
     }
-
-    /// The longest a cell takes, for progress estimates.
-    pub fn cell_time(&self) -> Duration {
-        self.warmup + self.duration
-    }
 }
 
 /// Durations as human strings ("10s", "250ms") in the result JSON.

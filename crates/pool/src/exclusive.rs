@@ -399,12 +399,13 @@ impl<C: Connector> Exclusive<C> {
                 s.free -= 1;
                 s.in_use += 1;
             }
-            let permit = Permit {
+            let mut permit = Permit {
                 owner: self,
                 armed: true,
             };
             let t = self.connect().await?;
-            std::mem::forget(permit);
+            // The connection goes back through checkin, which frees the permit.
+            permit.armed = false;
             self.checkin(Some(t), false);
             opened += 1;
         }
