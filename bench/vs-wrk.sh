@@ -30,7 +30,7 @@ trap cleanup EXIT
 "$bin" serve --listen 127.0.0.1:0 >"$tmp/serve.out" &
 server_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/serve.out" ] && break; sleep 0.05; done
-addr=$(sed -n '1s#.*http://\([^ ]*\).*#\1#p' "$tmp/serve.out")
+addr=$(sed -n 's/^http \([^ ]*\)$/\1/p' "$tmp/serve.out" | head -n 1)
 [ -n "$addr" ] || { echo "server did not start" >&2; exit 1; }
 url="http://$addr/"
 

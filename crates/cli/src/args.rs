@@ -213,6 +213,29 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) batching: bool,
 
+    /// Also listen for TLS here (HTTP/1.1 or HTTP/2 by ALPN, and the gRPC
+    /// Greeter); a self-signed certificate is generated at start.
+    #[arg(long)]
+    pub(crate) tls_listen: Option<SocketAddr>,
+
+    /// PEM certificate chain for --tls-listen instead of a self-signed one.
+    #[arg(long, requires_all = ["key", "tls_listen"])]
+    pub(crate) cert: Option<PathBuf>,
+
+    /// PEM private key of --cert.
+    #[arg(long, requires = "cert")]
+    pub(crate) key: Option<PathBuf>,
+
+    /// Also listen for gRPC here: the helloworld.Greeter (h2c), honouring
+    /// --delay, --cpu, --fail-rate (status INTERNAL) and --stall.
+    #[arg(long)]
+    pub(crate) grpc_listen: Option<SocketAddr>,
+
+    /// HTTP/2 streams a client may open at once on one connection.
+    /// [default: 200]
+    #[arg(long, value_parser = parse::streams)]
+    pub(crate) max_concurrent_streams: Option<u32>,
+
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,

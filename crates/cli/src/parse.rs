@@ -69,3 +69,11 @@ pub(crate) fn depth(s: &str) -> Result<usize, String> {
         )),
     }
 }
+
+pub(crate) fn streams(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(0) => Err("must be at least 1".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("\"{s}\" is not a whole number up to 4294967295")),
+    }
+}

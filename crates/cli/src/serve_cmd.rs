@@ -1,6 +1,6 @@
 use crate::args::ServeArgs;
 use crate::Failure;
-use poolbench_server::{ServerConfig, Stats};
+use poolbench_server::{Listeners, ServerConfig, Stats};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -17,6 +17,11 @@ pub(crate) fn config(a: &ServeArgs) -> ServerConfig {
         stall: a.stall,
         stall_every: a.stall_every,
         batching: a.batching,
+        tls_listen: a.tls_listen,
+        tls_cert: a.cert.clone(),
+        tls_key: a.key.clone(),
+        grpc_listen: a.grpc_listen,
+        max_concurrent_streams: a.max_concurrent_streams,
     }
 }
 
@@ -33,13 +38,18 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         .build()
         .map_err(Failure::runtime)?;
     runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(config.listen)
-            .await
-            .map_err(|e| Failure::input(format!("cannot listen on {}: {e}", config.listen)))?;
-        let addr = listener.local_addr().map_err(Failure::runtime)?;
-        println!("listening on http://{addr} (HTTP/1.1 and h2c)");
+        let listeners = Listeners::bind(&config).await.map_err(Failure::input)?;
+        let addrs = listeners.addrs().map_err(Failure::runtime)?;
+        // One line per listener, first, so scripts can read the ports.
+        println!("http {}", addrs.http);
+        if let Some(tls) = addrs.tls {
+            println!("tls {tls}");
+        }
+        if let Some(grpc) = addrs.grpc {
+            println!("grpc {grpc}");
+        }
         let _ = std::io::stdout().flush();
-        poolbench_server::serve(listener, config, Arc::new(Stats::new()), stop_signal())
+        poolbench_server::serve_all(listeners, config, Arc::new(Stats::new()), stop_signal())
             .await
             .map_err(Failure::runtime)
     })

@@ -93,9 +93,9 @@ fn serve_prints_its_address_first_and_answers() {
         .read_line(&mut first)
         .unwrap();
     let addr = first
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("http://"))
-        .expect("address on the first line")
+        .trim_end()
+        .strip_prefix("http ")
+        .expect("`http ADDR` on the first line")
         .to_string();
     let mut s = std::net::TcpStream::connect(&addr).unwrap();
     s.write_all(b"GET /anything HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")

@@ -1,6 +1,7 @@
 //! Server configuration and its validation.
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,22 @@ pub struct ServerConfig {
     /// HTTP/1.1 answers to pipelined requests leave in one write, as some
     /// benchmark servers do (to show why they mislead).
     pub batching: bool,
+    /// A second listener speaking TLS (HTTP/1.1 and HTTP/2 by ALPN); it also
+    /// answers the gRPC Greeter, for `grpcs://`. `None`: no TLS listener.
+    pub tls_listen: Option<SocketAddr>,
+    /// PEM certificate chain for the TLS listener; `None` (with `tls_key`
+    /// `None`): a self-signed certificate for `localhost` and `127.0.0.1`,
+    /// generated at start.
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of `tls_cert`.
+    pub tls_key: Option<PathBuf>,
+    /// A listener for the gRPC `helloworld.Greeter` (HTTP/2 prior knowledge),
+    /// honouring the same delay, cpu, fail and stall knobs. `None`: no gRPC
+    /// listener.
+    pub grpc_listen: Option<SocketAddr>,
+    /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS announced on every listener;
+    /// `None`: hyper's default (200).
+    pub max_concurrent_streams: Option<u32>,
 }
 
 impl Default for ServerConfig {
@@ -63,6 +80,11 @@ impl Default for ServerConfig {
             stall: Duration::ZERO,
             stall_every: Duration::from_secs(5),
             batching: false,
+            tls_listen: None,
+            tls_cert: None,
+            tls_key: None,
+            grpc_listen: None,
+            max_concurrent_streams: None,
         }
     }
 }
@@ -84,6 +106,12 @@ impl ServerConfig {
         }
         if !self.stall.is_zero() && self.stall >= self.stall_every {
             return Err(ConfigError::Stall);
+        }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err(ConfigError::CertKey);
+        }
+        if self.max_concurrent_streams == Some(0) {
+            return Err(ConfigError::MaxConcurrentStreams);
         }
         self.delay.check()
     }
@@ -115,6 +143,12 @@ pub enum ConfigError {
     /// A stall as long as its period would never end.
     #[error("invalid stall: it must be shorter than stall_every")]
     Stall,
+    /// Only one of `tls_cert` and `tls_key` given.
+    #[error("tls_cert and tls_key go together: give both or neither")]
+    CertKey,
+    /// `max_concurrent_streams` set to 0.
+    #[error("invalid max_concurrent_streams 0: must be at least 1 when set")]
+    MaxConcurrentStreams,
 }
 
 /// Serde adapter: `Duration` as a humantime string ("250ms", "1m 30s").

@@ -6,11 +6,10 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use crate::config::ServerConfig;
-use crate::serve::serve;
+use crate::serve::{serve_all, BoundAddrs, Listeners};
 use crate::stats::Stats;
 
 /// The built-in server on its own multi-thread runtime, started on a
@@ -18,14 +17,16 @@ use crate::stats::Stats;
 /// server and its runtime and joins the thread.
 #[derive(Debug)]
 pub struct EmbeddedServer {
-    addr: SocketAddr,
+    addrs: BoundAddrs,
+    certificate_pem: Option<String>,
     stats: Arc<Stats>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl EmbeddedServer {
-    /// Binds `config.listen` (port 0 picks a free port) and starts serving on
+    /// Binds `config.listen`, and `tls_listen` and `grpc_listen` when set
+    /// (port 0 picks a free port), and starts serving on
     /// a runtime with `worker_threads` threads (at least 1). Invalid
     /// configurations, bind and runtime errors are returned.
     pub fn start(config: ServerConfig, worker_threads: usize) -> io::Result<EmbeddedServer> {
@@ -33,7 +34,8 @@ impl EmbeddedServer {
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let stats = Arc::new(Stats::new());
-        let (ready_tx, ready_rx) = mpsc::sync_channel::<io::Result<SocketAddr>>(1);
+        type Ready = io::Result<(BoundAddrs, Option<String>)>;
+        let (ready_tx, ready_rx) = mpsc::sync_channel::<Ready>(1);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let server_stats = Arc::clone(&stats);
         let thread = std::thread::Builder::new()
@@ -52,13 +54,14 @@ impl EmbeddedServer {
                     }
                 };
                 runtime.block_on(async move {
-                    let bound = TcpListener::bind(config.listen)
-                        .await
-                        .and_then(|listener| Ok((listener.local_addr()?, listener)));
-                    let listener = match bound {
-                        Ok((addr, listener)) => {
-                            let _ = ready_tx.send(Ok(addr));
-                            listener
+                    let bound = Listeners::bind(&config).await.and_then(|listeners| {
+                        let pem = listeners.certificate_pem().map(str::to_string);
+                        Ok((listeners.addrs()?, pem, listeners))
+                    });
+                    let listeners = match bound {
+                        Ok((addrs, pem, listeners)) => {
+                            let _ = ready_tx.send(Ok((addrs, pem)));
+                            listeners
                         }
                         Err(err) => {
                             let _ = ready_tx.send(Err(err));
@@ -70,14 +73,15 @@ impl EmbeddedServer {
                         let _ = stop_rx.await;
                     };
                     // Run the accept loop on a worker, not on this thread.
-                    let server = tokio::spawn(serve(listener, config, server_stats, stopped));
+                    let server = tokio::spawn(serve_all(listeners, config, server_stats, stopped));
                     let _ = server.await;
                 });
                 runtime.shutdown_timeout(Duration::from_secs(1));
             })?;
         match ready_rx.recv() {
-            Ok(Ok(addr)) => Ok(EmbeddedServer {
-                addr,
+            Ok(Ok((addrs, certificate_pem))) => Ok(EmbeddedServer {
+                addrs,
+                certificate_pem,
                 stats,
                 stop: Some(stop_tx),
                 thread: Some(thread),
@@ -97,7 +101,17 @@ impl EmbeddedServer {
 
     /// The bound address (with the real port when `listen` had port 0).
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.addrs.http
+    }
+
+    /// Every bound address: HTTP, and TLS and gRPC when configured.
+    pub fn addrs(&self) -> BoundAddrs {
+        self.addrs
+    }
+
+    /// The TLS listener's certificate (PEM), when it has one.
+    pub fn certificate_pem(&self) -> Option<&str> {
+        self.certificate_pem.as_deref()
     }
 
     /// The server's live counters.

@@ -1,6 +1,8 @@
 //! The built-in poolbench target server.
 //!
-//! HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on one port. Any path
+//! HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on one port; optionally
+//! TLS (a self-signed certificate generated at start, ALPN h2 or http/1.1)
+//! and the gRPC `helloworld.Greeter` on listeners of their own. Any path
 //! answers a small `text/plain` body; knobs add a response delay, CPU work, a
 //! server-side in-flight limit, a keep-alive idle timeout, a per-connection
 //! request limit and injected 500s. `GET /_poolbench/stats` returns the
@@ -17,12 +19,14 @@ mod admin;
 mod config;
 mod delay;
 mod embedded;
+mod grpc;
 mod serve;
 mod service;
 mod stats;
+mod tls;
 
 pub use config::{ConfigError, ServerConfig, MAX_BODY_SIZE};
 pub use delay::DelaySpec;
 pub use embedded::EmbeddedServer;
-pub use serve::serve;
+pub use serve::{serve, serve_all, BoundAddrs, Listeners};
 pub use stats::{Stats, StatsSnapshot};

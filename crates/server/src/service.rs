@@ -11,30 +11,39 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::header::{HeaderValue, CONNECTION, CONTENT_TYPE};
 use http::{Request, Response, StatusCode, Version};
-use http_body_util::Full;
+use http_body_util::{Either, Full};
 use hyper::body::Incoming;
+use poolbench_greeter::GreeterServer;
 use rand::Rng;
 use tokio::sync::Semaphore;
+use tower_service::Service as _;
 
 use crate::admin::{admin, ADMIN_PREFIX};
 use crate::config::ServerConfig;
 use crate::delay::Sampler;
+use crate::grpc::GreeterService;
 use crate::stats::Stats;
 
 const FAIL_BODY: &[u8] = b"injected failure (fail_rate)\n";
 pub(crate) const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain");
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
 
-/// The response type of every request.
+/// The response type of plain HTTP requests.
 pub(crate) type Resp = Response<Full<Bytes>>;
+
+/// The response body of any request: plain HTTP or gRPC.
+pub(crate) type AnyBody = Either<Full<Bytes>, tonic::body::Body>;
+
+/// The Greeter as a tower service of `http` requests.
+pub(crate) type GreeterRoute = GreeterServer<GreeterService>;
 
 /// Everything the request path needs, prepared once per `serve` call.
 pub(crate) struct Shared {
     pub(crate) stats: Arc<Stats>,
     body: Bytes,
-    sampler: Sampler,
+    pub(crate) sampler: Sampler,
     cpu: Duration,
-    semaphore: Option<Semaphore>,
+    pub(crate) semaphore: Option<Semaphore>,
     fail_rate: f64,
     pub(crate) max_requests: Option<u64>,
     /// `None` when keep-alive idle closing is off (`keepalive_timeout` zero).
@@ -66,7 +75,7 @@ impl Shared {
     }
 
     /// When the stall under way ends, if one is.
-    fn stalled_until(&self, now: Instant) -> Option<Instant> {
+    pub(crate) fn stalled_until(&self, now: Instant) -> Option<Instant> {
         let (start, stall, every) = self.stall?;
         let since = now.duration_since(start).as_nanos();
         let into_period = since % every.as_nanos();
@@ -78,6 +87,11 @@ impl Shared {
 /// Per-connection state, shared by the connection task and its requests.
 pub(crate) struct ConnState {
     pub(crate) shared: Arc<Shared>,
+    /// The Greeter, on listeners that answer gRPC; elsewhere gRPC requests
+    /// get UNIMPLEMENTED.
+    greeter: Option<GreeterRoute>,
+    /// HTTP/2 requests of this connection in flight (its open streams).
+    h2_streams: AtomicU64,
     born: Instant,
     /// Requests of this connection not yet answered (idle tracking only).
     inflight: AtomicU64,
@@ -90,9 +104,11 @@ pub(crate) struct ConnState {
 }
 
 impl ConnState {
-    pub(crate) fn new(shared: Arc<Shared>) -> ConnState {
+    pub(crate) fn new(shared: Arc<Shared>, greeter: Option<GreeterRoute>) -> ConnState {
         ConnState {
             shared,
+            greeter,
+            h2_streams: AtomicU64::new(0),
             born: Instant::now(),
             inflight: AtomicU64::new(0),
             last_done: AtomicU64::new(0),
@@ -117,15 +133,20 @@ impl ConnState {
     }
 }
 
-/// Marks a request of a connection as in flight until dropped.
-pub(crate) struct RequestGuard(Arc<ConnState>);
+/// Marks a request of a connection as in flight until dropped; on HTTP/2
+/// it also counts as an open stream.
+pub(crate) struct RequestGuard(Arc<ConnState>, bool);
 
 impl RequestGuard {
-    fn new(conn: &Arc<ConnState>) -> RequestGuard {
+    fn new(conn: &Arc<ConnState>, h2: bool) -> RequestGuard {
         if conn.shared.idle_timeout.is_some() {
             conn.inflight.fetch_add(1, Relaxed);
         }
-        RequestGuard(Arc::clone(conn))
+        if h2 {
+            let open = conn.h2_streams.fetch_add(1, Relaxed) + 1;
+            conn.shared.stats.h2_streams_open(open);
+        }
+        RequestGuard(Arc::clone(conn), h2)
     }
 }
 
@@ -135,14 +156,17 @@ impl Drop for RequestGuard {
             self.0.touch();
             self.0.inflight.fetch_sub(1, Relaxed);
         }
+        if self.1 {
+            self.0.h2_streams.fetch_sub(1, Relaxed);
+        }
     }
 }
 
 /// Global in-flight gauge, held while a request is being processed.
-struct Processing<'a>(&'a Stats);
+pub(crate) struct Processing<'a>(&'a Stats);
 
 impl<'a> Processing<'a> {
-    fn new(stats: &'a Stats) -> Self {
+    pub(crate) fn new(stats: &'a Stats) -> Self {
         stats.request_started();
         Processing(stats)
     }
@@ -159,7 +183,7 @@ impl Drop for Processing<'_> {
 pub(crate) struct ConnService(pub(crate) Arc<ConnState>);
 
 impl hyper::service::Service<Request<Incoming>> for ConnService {
-    type Response = Resp;
+    type Response = Response<AnyBody>;
     type Error = Infallible;
     type Future = ResponseFuture;
 
@@ -172,7 +196,15 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             }
             return ResponseFuture::Ready(Some(admin(&req, &shared.stats)));
         }
-        shared.stats.request_received();
+        let grpc = is_grpc(&req);
+        if grpc && conn.greeter.is_none() {
+            let status = tonic::Status::unimplemented(NO_GREETER);
+            return ResponseFuture::Ready(Some(status.into_http()));
+        }
+        if !grpc {
+            // The Greeter counts its own requests.
+            shared.stats.request_received();
+        }
         let mut close = false;
         if let Some(max) = shared.max_requests {
             if conn.requests.fetch_add(1, Relaxed) + 1 >= max {
@@ -183,7 +215,18 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
                 conn.limit_reached.store(true, Relaxed);
             }
         }
-        let guard = RequestGuard::new(conn);
+        let guard = RequestGuard::new(conn, req.version() == Version::HTTP_2);
+        if let (true, Some(greeter)) = (grpc, &conn.greeter) {
+            let mut greeter = greeter.clone();
+            return ResponseFuture::Grpc(Box::pin(async move {
+                let _guard = guard;
+                let resp = match greeter.call(req).await {
+                    Ok(resp) => resp,
+                    Err(never) => match never {},
+                };
+                resp.map(Either::Right)
+            }));
+        }
         if shared.semaphore.is_none() && shared.sampler.is_none() && shared.stall.is_none() {
             return ResponseFuture::Immediate(Some((guard, close)));
         }
@@ -212,15 +255,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
 /// The end of a request's processing: cpu spin, then the fail coin, then the
 /// response. The caller holds the request's [`Processing`] gauge.
 fn process(shared: &Shared, close: bool) -> Resp {
-    if !shared.cpu.is_zero() {
-        let start = Instant::now();
-        while start.elapsed() < shared.cpu {
-            std::hint::spin_loop();
-        }
-    }
-    let failed = shared.fail_rate > 0.0 && rand::rng().random_bool(shared.fail_rate);
-    let mut resp = if failed {
-        shared.stats.response_failed();
+    let mut resp = if spin_and_toss(shared) {
         let mut resp = Response::new(Full::new(Bytes::from_static(FAIL_BODY)));
         *resp.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
         resp
@@ -235,6 +270,32 @@ fn process(shared: &Shared, close: bool) -> Resp {
     resp
 }
 
+/// The cpu spin, then the fail coin: true when this request is to fail
+/// (counted in `responses_failed`). Shared by HTTP and gRPC answers.
+pub(crate) fn spin_and_toss(shared: &Shared) -> bool {
+    if !shared.cpu.is_zero() {
+        let start = Instant::now();
+        while start.elapsed() < shared.cpu {
+            std::hint::spin_loop();
+        }
+    }
+    let failed = shared.fail_rate > 0.0 && rand::rng().random_bool(shared.fail_rate);
+    if failed {
+        shared.stats.response_failed();
+    }
+    failed
+}
+
+/// What a gRPC request to a listener without the Greeter is told.
+const NO_GREETER: &str = "no gRPC service on this listener (the Greeter is on --grpc-listen and --tls-listen)";
+
+/// A gRPC request: `content-type: application/grpc` or `application/grpc+proto`.
+fn is_grpc<B>(req: &Request<B>) -> bool {
+    req.headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"))
+}
+
 /// The future of one request: no allocation unless a delay or limit applies.
 pub(crate) enum ResponseFuture {
     /// Already answered (admin endpoints).
@@ -243,22 +304,29 @@ pub(crate) enum ResponseFuture {
     Immediate(Option<(RequestGuard, bool)>),
     /// Waits for a permit and/or sleeps first.
     Slow(Pin<Box<dyn Future<Output = Resp> + Send>>),
+    /// A gRPC call to the Greeter.
+    Grpc(Pin<Box<dyn Future<Output = Response<AnyBody>> + Send>>),
 }
 
 impl Future for ResponseFuture {
-    type Output = Result<Resp, Infallible>;
+    type Output = Result<Response<AnyBody>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         const DONE: &str = "ResponseFuture polled after completion";
-        match self.get_mut() {
-            ResponseFuture::Ready(resp) => Poll::Ready(Ok(resp.take().expect(DONE))),
+        let http = match self.get_mut() {
+            ResponseFuture::Ready(resp) => resp.take().expect(DONE),
             ResponseFuture::Immediate(pending) => {
                 let (guard, close) = pending.take().expect(DONE);
                 let shared = &guard.0.shared;
                 let _processing = Processing::new(&shared.stats);
-                Poll::Ready(Ok(process(shared, close)))
+                process(shared, close)
             }
-            ResponseFuture::Slow(fut) => fut.as_mut().poll(cx).map(Ok),
-        }
+            ResponseFuture::Slow(fut) => match fut.as_mut().poll(cx) {
+                Poll::Ready(resp) => resp,
+                Poll::Pending => return Poll::Pending,
+            },
+            ResponseFuture::Grpc(fut) => return fut.as_mut().poll(cx).map(Ok),
+        };
+        Poll::Ready(Ok(http.map(Either::Left)))
     }
 }

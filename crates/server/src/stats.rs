@@ -18,6 +18,9 @@ pub struct Stats {
     inflight_peak: AtomicU64,
     responses_failed: AtomicU64,
     service_ns: AtomicU64,
+    tls_handshakes: AtomicU64,
+    h2_streams_peak: AtomicU64,
+    grpc_requests: AtomicU64,
 }
 
 /// A point-in-time copy of [`Stats`] (each field read atomically on its own).
@@ -42,6 +45,16 @@ pub struct StatsSnapshot {
     /// requests with none of those count as zero.
     #[serde(default)]
     pub service_ns_total: u64,
+    /// TLS handshakes completed on the TLS listener since start or the last reset.
+    #[serde(default)]
+    pub tls_handshakes: u64,
+    /// Most HTTP/2 streams (requests in flight, gRPC included) open at once
+    /// on one connection since start or the last reset.
+    #[serde(default)]
+    pub h2_streams_peak: u64,
+    /// gRPC `SayHello` calls received since start or the last reset.
+    #[serde(default)]
+    pub grpc_requests: u64,
 }
 
 impl Stats {
@@ -61,15 +74,22 @@ impl Stats {
             inflight_peak: self.inflight_peak.load(Relaxed),
             responses_failed: self.responses_failed.load(Relaxed),
             service_ns_total: self.service_ns.load(Relaxed),
+            tls_handshakes: self.tls_handshakes.load(Relaxed),
+            h2_streams_peak: self.h2_streams_peak.load(Relaxed),
+            grpc_requests: self.grpc_requests.load(Relaxed),
         }
     }
 
-    /// Zeroes the totals; the peaks restart from the current gauges.
+    /// Zeroes the totals; the peaks restart from the current gauges
+    /// (`h2_streams_peak` from zero).
     pub fn reset(&self) {
         self.connections_accepted.store(0, Relaxed);
         self.requests.store(0, Relaxed);
         self.responses_failed.store(0, Relaxed);
         self.service_ns.store(0, Relaxed);
+        self.tls_handshakes.store(0, Relaxed);
+        self.h2_streams_peak.store(0, Relaxed);
+        self.grpc_requests.store(0, Relaxed);
         self.connections_peak
             .store(self.connections_open.load(Relaxed), Relaxed);
         self.inflight_peak
@@ -102,6 +122,19 @@ impl Stats {
     pub(crate) fn served(&self, took: std::time::Duration) {
         let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
         self.service_ns.fetch_add(ns, Relaxed);
+    }
+
+    pub(crate) fn tls_handshake(&self) {
+        self.tls_handshakes.fetch_add(1, Relaxed);
+    }
+
+    /// A connection now has `open` HTTP/2 streams.
+    pub(crate) fn h2_streams_open(&self, open: u64) {
+        raise(&self.h2_streams_peak, open);
+    }
+
+    pub(crate) fn grpc_request(&self) {
+        self.grpc_requests.fetch_add(1, Relaxed);
     }
 
     pub(crate) fn response_failed(&self) {
