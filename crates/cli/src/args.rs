@@ -119,6 +119,23 @@ pub(crate) struct RunArgs {
     #[arg(long, default_value = "5s", value_parser = parse::duration)]
     pub(crate) connect_timeout: Duration,
 
+    /// https:// only: offer only HTTP/1.1 by ALPN.
+    #[arg(long, conflicts_with = "http2")]
+    pub(crate) http1: bool,
+
+    /// https:// only: offer only HTTP/2 by ALPN; a server that does not
+    /// agree is an error.
+    #[arg(long)]
+    pub(crate) http2: bool,
+
+    /// https://, grpcs://: accept any server certificate (self-signed ones).
+    #[arg(long)]
+    pub(crate) insecure: bool,
+
+    /// https://, grpcs://: trust the certificates in this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) cacert: Option<PathBuf>,
+
     /// Load-generator threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,

@@ -4,7 +4,7 @@ use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
-use poolbench_targets::TargetSpec;
+use poolbench_targets::{HttpVersion, TargetOptions, TargetSpec};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,6 +93,15 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.requests = a.requests;
     plan.timeout = a.timeout;
     plan.connect_timeout = a.connect_timeout;
+    plan.target_options = TargetOptions {
+        http_version: match (a.http1, a.http2) {
+            (true, _) => HttpVersion::Http1,
+            (_, true) => HttpVersion::Http2,
+            _ => HttpVersion::Auto,
+        },
+        insecure: a.insecure,
+        cacert: a.cacert.clone(),
+    };
     plan.pool.checkout_timeout = a.checkout_timeout;
     plan.pool.fail_on_nested = a.fail_on_nested;
     plan.reps = a.reps;

@@ -1,6 +1,10 @@
 //! One target type over every protocol, chosen by the URL's scheme, so the
 //! engine drives all of them through the same strategies and load models.
+use crate::grpc::{GrpcConn, GrpcTarget};
+use crate::h2conn::H2Conn;
 use crate::http1::{Http1Conn, Http1Target};
+use crate::http2::Http2Target;
+use crate::https::{HttpsConn, HttpsTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
@@ -10,11 +14,17 @@ use std::time::Duration;
 #[derive(Clone, Debug)]
 pub enum AnyTarget {
     Http1(Http1Target),
+    Http2(Http2Target),
+    Https(HttpsTarget),
+    Grpc(GrpcTarget),
 }
 
 /// A connection opened by an [`AnyTarget`].
 pub enum AnyConn {
     Http1(Http1Conn),
+    Http2(H2Conn),
+    Https(HttpsConn),
+    Grpc(GrpcConn),
 }
 
 impl AnyTarget {
@@ -22,7 +32,7 @@ impl AnyTarget {
     pub fn open(
         spec: &TargetSpec,
         addr: SocketAddr,
-        _options: &TargetOptions,
+        options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<AnyTarget, TargetError> {
         match spec.scheme.as_str() {
@@ -31,6 +41,15 @@ impl AnyTarget {
                 addr,
                 connect_timeout,
             ))),
+            "h2c" => Ok(AnyTarget::Http2(Http2Target::new(
+                spec,
+                addr,
+                connect_timeout,
+            ))),
+            "https" => HttpsTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Https),
+            "grpc" | "grpcs" => {
+                GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)
+            }
             other => Err(TargetError::Scheme {
                 url: spec.url.clone(),
                 scheme: other.to_string(),
@@ -43,6 +62,20 @@ fn mismatch() -> RequestError {
     RequestError::broken(ErrorKind::Protocol, "connection of another protocol")
 }
 
+/// Runs `$body` with `$t` and `$c` bound to the matching target and
+/// connection; `$else` when they differ.
+macro_rules! each {
+    ($target:expr, $conn:expr, |$t:ident, $c:ident| $body:expr, $else:expr) => {
+        match ($target, $conn) {
+            (AnyTarget::Http1($t), AnyConn::Http1($c)) => $body,
+            (AnyTarget::Http2($t), AnyConn::Http2($c)) => $body,
+            (AnyTarget::Https($t), AnyConn::Https($c)) => $body,
+            (AnyTarget::Grpc($t), AnyConn::Grpc($c)) => $body,
+            _ => $else,
+        }
+    };
+}
+
 impl Connector for AnyTarget {
     type Conn = AnyConn;
     type Error = RequestError;
@@ -50,29 +83,26 @@ impl Connector for AnyTarget {
     async fn connect(&self) -> Result<AnyConn, RequestError> {
         match self {
             AnyTarget::Http1(t) => t.connect().await.map(AnyConn::Http1),
+            AnyTarget::Http2(t) => t.connect().await.map(AnyConn::Http2),
+            AnyTarget::Https(t) => t.connect().await.map(AnyConn::Https),
+            AnyTarget::Grpc(t) => t.connect().await.map(AnyConn::Grpc),
         }
     }
 
-    #[allow(unreachable_patterns)]
     fn is_broken(&self, conn: &mut AnyConn) -> bool {
-        match (self, conn) {
-            (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.is_broken(c),
-            _ => true,
-        }
+        each!(self, conn, |t, c| t.is_broken(c), true)
     }
 
-    #[allow(unreachable_patterns)]
     fn streams(&self, conn: &AnyConn) -> usize {
-        match (self, conn) {
-            (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.streams(c),
-            _ => 1,
-        }
+        each!(self, conn, |t, c| t.streams(c), 1)
     }
 
-    #[allow(unreachable_patterns)]
     fn share(&self, conn: &AnyConn) -> Option<AnyConn> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.share(c).map(AnyConn::Http1),
+            (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.share(c).map(AnyConn::Http2),
+            (AnyTarget::Https(t), AnyConn::Https(c)) => t.share(c).map(AnyConn::Https),
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.share(c).map(AnyConn::Grpc),
             _ => None,
         }
     }
@@ -82,14 +112,13 @@ impl Target for AnyTarget {
     async fn prepare(&self) -> Result<(), RequestError> {
         match self {
             AnyTarget::Http1(t) => t.prepare().await,
+            AnyTarget::Http2(t) => t.prepare().await,
+            AnyTarget::Https(t) => t.prepare().await,
+            AnyTarget::Grpc(t) => t.prepare().await,
         }
     }
 
-    #[allow(unreachable_patterns)]
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {
-        match (self, conn) {
-            (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.send(c).await,
-            _ => Err(mismatch()),
-        }
+        each!(self, conn, |t, c| t.send(c).await, Err(mismatch()))
     }
 }

@@ -9,7 +9,6 @@ use hyper_util::rt::TokioIo;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::Duration;
-use tokio::net::TcpStream;
 
 /// Opens HTTP/1.1 connections to one address and sends `GET path`.
 #[derive(Clone, Debug)]
@@ -51,30 +50,8 @@ impl Connector for Http1Target {
     type Error = RequestError;
 
     async fn connect(&self) -> Result<Http1Conn, RequestError> {
-        let stream =
-            match tokio::time::timeout(self.connect_timeout, TcpStream::connect(self.addr)).await {
-                Ok(Ok(s)) => s,
-                Ok(Err(e)) => {
-                    return Err(RequestError::broken(
-                        ErrorKind::of_io(&e),
-                        format!("connect {}: {e}", self.addr),
-                    ))
-                }
-                Err(_) => {
-                    return Err(RequestError::broken(
-                        ErrorKind::Timeout,
-                        format!("connect {}: timed out", self.addr),
-                    ))
-                }
-            };
-        let _ = stream.set_nodelay(true);
-        let (sender, conn) = http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| classify(&e))?;
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
-        Ok(Http1Conn { sender })
+        let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        handshake(stream).await
     }
 
     fn is_broken(&self, conn: &mut Http1Conn) -> bool {
@@ -114,6 +91,21 @@ impl Target for Http1Target {
         }
         Ok(Reply { status, bytes })
     }
+}
+
+/// An HTTP/1.1 connection over `io` (TCP or TLS); its protocol task is
+/// spawned on the current runtime.
+pub(crate) async fn handshake<I>(io: I) -> Result<Http1Conn, RequestError>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, conn) = http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| classify(&e))?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(Http1Conn { sender })
 }
 
 /// Count a hyper error by kind.

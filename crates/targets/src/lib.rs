@@ -5,14 +5,21 @@
 
 pub mod any;
 mod error;
+pub mod grpc;
+mod h2conn;
 pub mod http1;
+pub mod http2;
+pub mod https;
+mod net;
 mod options;
 pub mod pipeline;
 mod spec;
+mod tls;
 
 pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
-pub use options::TargetOptions;
+pub use h2conn::H2Conn;
+pub use options::{HttpVersion, TargetOptions};
 pub use spec::{TargetError, TargetSpec};
 
 use poolbench_pool::Connector;

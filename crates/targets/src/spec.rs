@@ -32,10 +32,19 @@ pub enum TargetError {
     /// The host name does not resolve.
     #[error("cannot resolve \"{0}\": {1}")]
     Resolve(String, String),
+    /// The protocol options cannot be used (an unreadable --cacert, ...).
+    #[error("{0}")]
+    Setup(String),
 }
 
 /// The schemes poolbench drives, with the port each implies.
-pub const SCHEMES: &[(&str, u16)] = &[("http", 80)];
+pub const SCHEMES: &[(&str, u16)] = &[
+    ("http", 80),
+    ("h2c", 80),
+    ("https", 443),
+    ("grpc", 80),
+    ("grpcs", 443),
+];
 
 fn expected() -> String {
     SCHEMES

@@ -1,0 +1,225 @@
+//! HTTP/2 client connections on the h2 crate, shared by `h2c://`,
+//! `https://` (when ALPN picks h2), `grpc://` and `grpcs://`. The h2 crate
+//! (unlike hyper) tells the peer's max concurrent streams, which is what a
+//! multiplexed connection is worth to the strategies.
+use crate::{ErrorKind, Reply, RequestError};
+use bytes::Bytes;
+use h2::client::{ResponseFuture, SendRequest};
+use h2::{Ping, Reason, RecvStream};
+use http::{Request, Response};
+use http_body_util::BodyExt;
+use hyper::body::{Body, Frame, SizeHint};
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// One HTTP/2 connection, or a handle to one ([`H2Conn::share`]). Its
+/// protocol task runs on the runtime that opened it and ends when every
+/// handle is dropped.
+pub struct H2Conn {
+    sender: SendRequest<Bytes>,
+    closed: Arc<AtomicBool>,
+}
+
+impl H2Conn {
+    /// The HTTP/2 handshake over `io`, then one PING round trip: the server's
+    /// SETTINGS come before its PONG, so afterwards its max concurrent
+    /// streams is known. A peer that does not speak HTTP/2 fails here.
+    pub(crate) async fn handshake<I>(io: I) -> Result<H2Conn, RequestError>
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let (sender, mut connection) = h2::client::handshake(io).await.map_err(not_h2)?;
+        let ping = connection.ping_pong();
+        let closed = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&closed);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            flag.store(true, Ordering::Release);
+        });
+        if let Some(mut ping) = ping {
+            ping.ping(Ping::opaque()).await.map_err(not_h2)?;
+        }
+        Ok(H2Conn { sender, closed })
+    }
+
+    /// Streams the peer lets this connection open at once.
+    pub(crate) fn streams(&self) -> usize {
+        self.sender.current_max_send_streams().max(1)
+    }
+
+    /// A second handle to the same connection.
+    pub(crate) fn share(&self) -> H2Conn {
+        H2Conn {
+            sender: self.sender.clone(),
+            closed: Arc::clone(&self.closed),
+        }
+    }
+
+    /// The connection has ended (closed, failed, or drained after GOAWAY).
+    pub(crate) fn is_broken(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// A tower service sending requests over this connection, for tonic.
+    pub(crate) fn service(&self) -> H2Service {
+        H2Service {
+            sender: self.sender.clone(),
+        }
+    }
+
+    /// Sends `req` (no body) and reads the whole answer; 4xx and 5xx are
+    /// errors by status.
+    pub(crate) async fn get(&mut self, req: Request<()>) -> Result<Reply, RequestError> {
+        let response = self.open(req).await?;
+        let resp = response.await.map_err(classify)?;
+        let status = resp.status().as_u16();
+        let mut body = resp.into_body();
+        let mut bytes = 0u64;
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.map_err(classify)?;
+            bytes += chunk.len() as u64;
+            let _ = body.flow_control().release_capacity(chunk.len());
+        }
+        if status >= 400 {
+            return Err(RequestError::status(status));
+        }
+        Ok(Reply { status, bytes })
+    }
+
+    async fn open(&mut self, req: Request<()>) -> Result<ResponseFuture, RequestError> {
+        // A closed connection is an unsent error: the request may be retried.
+        let unsent = |e: h2::Error| RequestError {
+            unsent: true,
+            ..RequestError::broken(ErrorKind::Reset, format!("HTTP/2 connection closed: {e}"))
+        };
+        // Ready at once unless this handle's last stream still waits to open.
+        poll_fn(|cx| self.sender.poll_ready(cx))
+            .await
+            .map_err(unsent)?;
+        self.sender
+            .send_request(req, true)
+            .map(|(response, _)| response)
+            .map_err(unsent)
+    }
+}
+
+/// A peer that did not complete the HTTP/2 handshake.
+fn not_h2(e: h2::Error) -> RequestError {
+    match e.get_io() {
+        Some(io) => RequestError::broken(
+            ErrorKind::of_io(io),
+            format!("not an HTTP/2 server (the HTTP/2 handshake failed: {io})"),
+        ),
+        None => RequestError::broken(
+            ErrorKind::Protocol,
+            format!("not an HTTP/2 server (the HTTP/2 handshake failed: {e})"),
+        ),
+    }
+}
+
+/// How an h2 error counts, and whether it ends the connection: I/O errors
+/// and GOAWAY do; a stream reset ends one request.
+pub(crate) fn kind_of(e: &h2::Error) -> (ErrorKind, bool) {
+    match e.get_io() {
+        Some(io) => (ErrorKind::of_io(io), true),
+        None if e.is_go_away() => (ErrorKind::Reset, true),
+        None if e.is_reset() => (ErrorKind::Reset, false),
+        None => (ErrorKind::Protocol, true),
+    }
+}
+
+/// Count an h2 error (see [`kind_of`]); a refused stream was never processed.
+pub(crate) fn classify(e: h2::Error) -> RequestError {
+    let (kind, broken) = kind_of(&e);
+    RequestError {
+        broken,
+        unsent: e.reason() == Some(Reason::REFUSED_STREAM),
+        ..RequestError::broken(kind, format!("HTTP/2: {e}"))
+    }
+}
+
+/// An HTTP/2 connection as a tower service of `http` requests, for the
+/// tonic-generated client.
+#[derive(Clone)]
+pub(crate) struct H2Service {
+    sender: SendRequest<Bytes>,
+}
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+impl<B> tower_service::Service<Request<B>> for H2Service
+where
+    B: Body<Data = Bytes> + Send + 'static,
+{
+    type Response = Response<H2Body>;
+    type Error = h2::Error;
+    type Future = BoxFuture<Result<Response<H2Body>, h2::Error>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), h2::Error>> {
+        self.sender.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        let (parts, body) = req.into_parts();
+        let sent = self
+            .sender
+            .send_request(Request::from_parts(parts, ()), false);
+        Box::pin(async move {
+            let (response, mut stream) = sent?;
+            // A unary message: the whole body in one DATA frame.
+            let body = body
+                .collect()
+                .await
+                .map_err(|_| h2::Error::from(Reason::INTERNAL_ERROR))?
+                .to_bytes();
+            stream.send_data(body, true)?;
+            let resp = response.await?;
+            Ok(resp.map(|recv| H2Body { recv, data_done: false }))
+        })
+    }
+}
+
+/// An h2 response body (data, then trailers) as an `http_body::Body`.
+pub(crate) struct H2Body {
+    recv: RecvStream,
+    data_done: bool,
+}
+
+impl Body for H2Body {
+    type Data = Bytes;
+    type Error = h2::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, h2::Error>>> {
+        let this = self.get_mut();
+        if !this.data_done {
+            match ready!(this.recv.poll_data(cx)) {
+                Some(Ok(data)) => {
+                    let _ = this.recv.flow_control().release_capacity(data.len());
+                    return Poll::Ready(Some(Ok(Frame::data(data))));
+                }
+                Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+                None => this.data_done = true,
+            }
+        }
+        match ready!(this.recv.poll_trailers(cx)) {
+            Ok(Some(trailers)) => Poll::Ready(Some(Ok(Frame::trailers(trailers)))),
+            Ok(None) => Poll::Ready(None),
+            Err(e) => Poll::Ready(Some(Err(e))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.recv.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::default()
+    }
+}

@@ -1,0 +1,108 @@
+//! `https://`: TLS (rustls), then HTTP/2 or HTTP/1.1 as ALPN decides
+//! (`--http1` / `--http2` offer only one).
+use crate::h2conn::H2Conn;
+use crate::http1::{Http1Conn, Http1Target};
+use crate::http2::{get, request_uri};
+use crate::options::HttpVersion;
+use crate::tls::{self, TlsClient};
+use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
+use http::Uri;
+use poolbench_pool::Connector;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Opens TLS connections to one address and sends `GET path`.
+#[derive(Clone, Debug)]
+pub struct HttpsTarget {
+    addr: SocketAddr,
+    tls: TlsClient,
+    version: HttpVersion,
+    /// Sends over HTTP/1.1 connections (its address is not used).
+    http1: Http1Target,
+    uri: Uri,
+    connect_timeout: Duration,
+}
+
+/// A TLS connection speaking what ALPN chose.
+pub enum HttpsConn {
+    /// HTTP/1.1 over TLS.
+    Http1(Http1Conn),
+    /// HTTP/2 over TLS.
+    Http2(H2Conn),
+}
+
+impl HttpsTarget {
+    /// A target for `spec`, already resolved to `addr`.
+    pub fn new(
+        spec: &TargetSpec,
+        addr: SocketAddr,
+        options: &TargetOptions,
+        connect_timeout: Duration,
+    ) -> Result<Self, TargetError> {
+        let alpn: &[&[u8]] = match options.http_version {
+            HttpVersion::Auto => &[b"h2", b"http/1.1"],
+            HttpVersion::Http1 => &[b"http/1.1"],
+            HttpVersion::Http2 => &[b"h2"],
+        };
+        Ok(HttpsTarget {
+            addr,
+            tls: TlsClient::new(spec, options, alpn)?,
+            version: options.http_version,
+            http1: Http1Target::new(spec, addr, connect_timeout),
+            uri: request_uri("https", spec),
+            connect_timeout,
+        })
+    }
+}
+
+impl Connector for HttpsTarget {
+    type Conn = HttpsConn;
+    type Error = RequestError;
+
+    async fn connect(&self) -> Result<HttpsConn, RequestError> {
+        let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let stream = self.tls.handshake(tcp, self.connect_timeout).await?;
+        let h2 = tls::alpn(&stream) == Some(b"h2");
+        if !h2 && self.version == HttpVersion::Http2 {
+            return Err(RequestError::broken(
+                ErrorKind::Protocol,
+                "the server did not agree to HTTP/2 by ALPN (--http2)",
+            ));
+        }
+        if h2 {
+            H2Conn::handshake(stream).await.map(HttpsConn::Http2)
+        } else {
+            crate::http1::handshake(stream).await.map(HttpsConn::Http1)
+        }
+    }
+
+    fn is_broken(&self, conn: &mut HttpsConn) -> bool {
+        match conn {
+            HttpsConn::Http1(c) => self.http1.is_broken(c),
+            HttpsConn::Http2(c) => c.is_broken(),
+        }
+    }
+
+    fn streams(&self, conn: &HttpsConn) -> usize {
+        match conn {
+            HttpsConn::Http1(_) => 1,
+            HttpsConn::Http2(c) => c.streams(),
+        }
+    }
+
+    fn share(&self, conn: &HttpsConn) -> Option<HttpsConn> {
+        match conn {
+            HttpsConn::Http1(_) => None,
+            HttpsConn::Http2(c) => Some(HttpsConn::Http2(c.share())),
+        }
+    }
+}
+
+impl Target for HttpsTarget {
+    async fn send(&self, conn: &mut HttpsConn) -> Result<Reply, RequestError> {
+        match conn {
+            HttpsConn::Http1(c) => self.http1.send(c).await,
+            HttpsConn::Http2(c) => c.get(get(&self.uri)).await,
+        }
+    }
+}
