@@ -253,6 +253,10 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_parser = parse::streams)]
     pub(crate) max_concurrent_streams: Option<u32>,
 
+    /// The HTTP listener speaks only HTTP/1.1 (no h2c).
+    #[arg(long)]
+    pub(crate) http1_only: bool,
+
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,

@@ -22,6 +22,7 @@ pub(crate) fn config(a: &ServeArgs) -> ServerConfig {
         tls_key: a.key.clone(),
         grpc_listen: a.grpc_listen,
         max_concurrent_streams: a.max_concurrent_streams,
+        http1_only: a.http1_only,
     }
 }
 

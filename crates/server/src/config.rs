@@ -64,6 +64,8 @@ pub struct ServerConfig {
     /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS announced on every listener;
     /// `None`: hyper's default (200).
     pub max_concurrent_streams: Option<u32>,
+    /// The HTTP listener speaks only HTTP/1.1 (no h2c), as many servers do.
+    pub http1_only: bool,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +87,7 @@ impl Default for ServerConfig {
             tls_key: None,
             grpc_listen: None,
             max_concurrent_streams: None,
+            http1_only: false,
         }
     }
 }

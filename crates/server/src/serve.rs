@@ -137,8 +137,12 @@ pub async fn serve_all(
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut loops = JoinSet::new();
+    let mut http_builder = builder(&config, false);
+    if config.http1_only {
+        http_builder = http_builder.http1_only();
+    }
     let http = Face {
-        builder: builder(&config, false),
+        builder: http_builder,
         tls: None,
         greeter: None,
     };
