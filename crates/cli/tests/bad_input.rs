@@ -79,3 +79,51 @@ fn bad_load_models() {
     );
     assert_rejected(&["run", "--pipeline", "1"], "at least 2");
 }
+
+/// The built-in server on port 0 with its TLS and gRPC listeners; its
+/// HTTP listener speaks only HTTP/1.1 when `http1_only`.
+fn listeners(http1_only: bool) -> poolbench_server::EmbeddedServer {
+    let any = "127.0.0.1:0".parse().unwrap();
+    let config = poolbench_server::ServerConfig {
+        listen: any,
+        tls_listen: Some(any),
+        grpc_listen: Some(any),
+        http1_only,
+        ..poolbench_server::ServerConfig::default()
+    };
+    poolbench_server::EmbeddedServer::start(config, 1).unwrap()
+}
+
+#[test]
+fn grpc_target_without_a_greeter() {
+    let server = listeners(false);
+    // The plain HTTP listener answers gRPC calls UNIMPLEMENTED.
+    let url = format!("grpc://{}/", server.addr());
+    assert_rejected(&["run", &url, "-d", "1s"], "not a helloworld.Greeter");
+}
+
+#[test]
+fn https_with_an_untrusted_certificate() {
+    let server = listeners(false);
+    let url = format!("https://{}/", server.addrs().tls.unwrap());
+    assert_rejected(&["run", &url, "-d", "1s"], "certificate not trusted");
+    let url = format!("grpcs://{}/", server.addrs().tls.unwrap());
+    assert_rejected(&["run", &url, "-d", "1s"], "certificate not trusted");
+}
+
+#[test]
+fn h2c_against_an_http1_only_server() {
+    let server = listeners(true);
+    let url = format!("h2c://{}/", server.addr());
+    assert_rejected(&["run", &url, "-d", "1s"], "not an HTTP/2 server");
+}
+
+#[test]
+fn unreadable_cacert() {
+    let server = listeners(false);
+    let url = format!("https://{}/", server.addrs().tls.unwrap());
+    assert_rejected(
+        &["run", &url, "--cacert", "/nonexistent/ca.pem", "-d", "1s"],
+        "--cacert /nonexistent/ca.pem",
+    );
+}

@@ -158,3 +158,67 @@ fn help_explains_the_load_models() {
         assert!(help.contains(flag), "--help lacks {flag}");
     }
 }
+
+/// `poolbench run URL ...` as JSON; panics with stderr when it fails.
+fn run_json(url: &str, extra: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", url, "-s", "shared,pool:2", "-c", "2", "-d", "300ms"])
+        .args(["--warmup", "0s", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{url}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// A child process stopped (and waited for) when dropped, even by a panic.
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn serve_names_each_listener_and_every_protocol_answers() {
+    let mut child = Stopped(
+        Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(["--tls-listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut lines = BufReader::new(child.0.stdout.take().unwrap()).lines();
+    let mut addr = |name: &str| {
+        let line = lines.next().unwrap().unwrap();
+        line.strip_prefix(&format!("{name} "))
+            .unwrap_or_else(|| panic!("`{name} ADDR` expected, got {line:?}"))
+            .to_string()
+    };
+    let (http, tls, grpc) = (addr("http"), addr("tls"), addr("grpc"));
+    let targets = [
+        (format!("h2c://{http}/"), vec![]),
+        (format!("https://{tls}/"), vec!["--insecure", "--http1"]),
+        (format!("https://{tls}/"), vec!["--insecure", "--http2"]),
+        (format!("grpc://{grpc}/"), vec![]),
+        (format!("grpcs://{tls}/"), vec!["--insecure"]),
+    ];
+    let results: Vec<_> = targets
+        .iter()
+        .map(|(url, extra)| run_json(url, extra))
+        .collect();
+    drop(child);
+    for ((url, _), r) in targets.iter().zip(&results) {
+        for cell in r["cells"].as_array().unwrap() {
+            assert!(cell["ok"].as_u64().unwrap() > 0, "{url}: {cell}");
+            assert_eq!(cell["errors"]["total"], 0, "{url}: {}", cell["errors"]);
+        }
+    }
+}

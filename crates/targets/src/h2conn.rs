@@ -16,6 +16,9 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+/// Client-initiated streams one HTTP/2 connection can ever open (odd ids below 2^31).
+const UNLIMITED_STREAMS: usize = 1 << 30;
+
 /// One HTTP/2 connection, or a handle to one ([`H2Conn::share`]). Its
 /// protocol task runs on the runtime that opened it and ends when every
 /// handle is dropped.
@@ -46,9 +49,12 @@ impl H2Conn {
         Ok(H2Conn { sender, closed })
     }
 
-    /// Streams the peer lets this connection open at once.
+    /// Streams the peer lets this connection open at once. A peer that
+    /// sets no limit allows what the 31-bit stream identifiers do.
     pub(crate) fn streams(&self) -> usize {
-        self.sender.current_max_send_streams().max(1)
+        self.sender
+            .current_max_send_streams()
+            .clamp(1, UNLIMITED_STREAMS)
     }
 
     /// A second handle to the same connection.
