@@ -190,7 +190,12 @@ fn serve_names_each_listener_and_every_protocol_answers() {
     let mut child = Stopped(
         Command::new(env!("CARGO_BIN_EXE_poolbench"))
             .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(["--tls-listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"])
+            .args([
+                "--tls-listen",
+                "127.0.0.1:0",
+                "--grpc-listen",
+                "127.0.0.1:0",
+            ])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap(),

@@ -29,10 +29,8 @@ struct CaFile(std::path::PathBuf);
 
 impl CaFile {
     fn of(server: &EmbeddedServer, name: &str) -> CaFile {
-        let path = std::env::temp_dir().join(format!(
-            "poolbench-{name}-{}.pem",
-            std::process::id()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("poolbench-{name}-{}.pem", std::process::id()));
         std::fs::write(&path, server.certificate_pem().expect("TLS certificate")).unwrap();
         CaFile(path)
     }
@@ -115,5 +113,9 @@ fn shared_h2c_never_opens_more_streams_than_the_server_allows() {
         c.checkout_wait_us
     );
     // 10 streams × 50 answers per second each.
-    assert!(within(c.throughput_rps, 500.0, 0.15), "{:.0}", c.throughput_rps);
+    assert!(
+        within(c.throughput_rps, 500.0, 0.15),
+        "{:.0}",
+        c.throughput_rps
+    );
 }

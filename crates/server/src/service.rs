@@ -287,7 +287,8 @@ pub(crate) fn spin_and_toss(shared: &Shared) -> bool {
 }
 
 /// What a gRPC request to a listener without the Greeter is told.
-const NO_GREETER: &str = "no gRPC service on this listener (the Greeter is on --grpc-listen and --tls-listen)";
+const NO_GREETER: &str =
+    "no gRPC service on this listener (the Greeter is on --grpc-listen and --tls-listen)";
 
 /// A gRPC request: `content-type: application/grpc` or `application/grpc+proto`.
 fn is_grpc<B>(req: &Request<B>) -> bool {

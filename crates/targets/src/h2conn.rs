@@ -184,7 +184,10 @@ where
                 .to_bytes();
             stream.send_data(body, true)?;
             let resp = response.await?;
-            Ok(resp.map(|recv| H2Body { recv, data_done: false }))
+            Ok(resp.map(|recv| H2Body {
+                recv,
+                data_done: false,
+            }))
         })
     }
 }
