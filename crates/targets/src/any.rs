@@ -84,8 +84,10 @@ impl Connector for AnyTarget {
         match self {
             AnyTarget::Http1(t) => t.connect().await.map(AnyConn::Http1),
             AnyTarget::Http2(t) => t.connect().await.map(AnyConn::Http2),
-            AnyTarget::Https(t) => t.connect().await.map(AnyConn::Https),
-            AnyTarget::Grpc(t) => t.connect().await.map(AnyConn::Grpc),
+            // TLS and gRPC connects are large futures: boxed, so they do not
+            // grow every other protocol's future (moved on each request).
+            AnyTarget::Https(t) => Box::pin(t.connect()).await.map(AnyConn::Https),
+            AnyTarget::Grpc(t) => Box::pin(t.connect()).await.map(AnyConn::Grpc),
         }
     }
 
@@ -119,6 +121,14 @@ impl Target for AnyTarget {
     }
 
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {
-        each!(self, conn, |t, c| t.send(c).await, Err(mismatch()))
+        match (self, conn) {
+            (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.send(c).await,
+            (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.send(c).await,
+            // HTTP/1.1-or-2 over TLS and the tonic call are large futures:
+            // boxed, as for connect.
+            (AnyTarget::Https(t), AnyConn::Https(c)) => Box::pin(t.send(c)).await,
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => Box::pin(t.send(c)).await,
+            _ => Err(mismatch()),
+        }
     }
 }
