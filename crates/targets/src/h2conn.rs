@@ -85,7 +85,11 @@ impl H2Conn {
         let status = resp.status().as_u16();
         let mut body = resp.into_body();
         let mut bytes = 0u64;
-        while let Some(chunk) = body.data().await {
+        // Stops at END_STREAM without another poll of the stream.
+        while !body.is_end_stream() {
+            let Some(chunk) = body.data().await else {
+                break;
+            };
             let chunk = chunk.map_err(classify)?;
             bytes += chunk.len() as u64;
             let _ = body.flow_control().release_capacity(chunk.len());
