@@ -60,6 +60,12 @@ fn at_0ms_multiplexed_strategies_beat_per_request_threefold() {
     plan.concurrency = vec![100];
     let result = run_with(&server, &plan);
     let per_request = cell(&result, "per-request", 100).throughput_rps;
+    let figures: Vec<String> = result
+        .cells
+        .iter()
+        .map(|c| format!("{} {:.0} req/s", c.strategy, c.throughput_rps))
+        .collect();
+    eprintln!("gRPC at 0 ms, c=100: {}", figures.join(", "));
     for strategy in ["shared", "round-robin:5"] {
         let c = cell(&result, strategy, 100);
         assert_eq!(c.errors.total, 0, "{strategy}: {:?}", c.errors);
