@@ -125,6 +125,9 @@ impl Target for GrpcTarget {
     }
 
     async fn send(&self, conn: &mut GrpcConn) -> Result<Reply, RequestError> {
+        // A connection closed or going away fails here, unsent, before tonic
+        // would turn it into a status without a cause.
+        conn.h2.ready().await?;
         let request = HelloRequest {
             name: NAME.to_string(),
         };
@@ -146,8 +149,10 @@ fn from_status(status: &tonic::Status, broken: bool) -> RequestError {
     let error = match transport {
         Some(e) => {
             let (kind, ends_connection) = kind_of(e);
+            let graceful = e.is_go_away() && e.reason() == Some(h2::Reason::NO_ERROR);
             RequestError {
                 broken: broken || ends_connection,
+                unsent: graceful,
                 ..RequestError::broken(kind, message)
             }
         }

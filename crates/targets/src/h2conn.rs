@@ -8,7 +8,7 @@ use h2::client::{ResponseFuture, SendRequest};
 use h2::{Ping, Reason, RecvStream};
 use http::{Request, Response};
 use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, SizeHint};
+use hyper::body::{Body, Frame};
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -100,20 +100,29 @@ impl H2Conn {
         Ok(Reply { status, bytes })
     }
 
-    async fn open(&mut self, req: Request<()>) -> Result<ResponseFuture, RequestError> {
-        // A closed connection is an unsent error: the request may be retried.
-        let unsent = |e: h2::Error| RequestError {
-            unsent: true,
-            ..RequestError::broken(ErrorKind::Reset, format!("HTTP/2 connection closed: {e}"))
-        };
-        // Ready at once unless this handle's last stream still waits to open.
+    /// Waits until this handle may open a stream: at once unless its last
+    /// stream still waits to open. A connection that is closed or going away
+    /// gives an unsent error: the request may be retried elsewhere.
+    pub(crate) async fn ready(&mut self) -> Result<(), RequestError> {
         poll_fn(|cx| self.sender.poll_ready(cx))
             .await
-            .map_err(unsent)?;
+            .map_err(not_opened)
+    }
+
+    async fn open(&mut self, req: Request<()>) -> Result<ResponseFuture, RequestError> {
+        self.ready().await?;
         self.sender
             .send_request(req, true)
             .map(|(response, _)| response)
-            .map_err(unsent)
+            .map_err(not_opened)
+    }
+}
+
+/// A stream that could not be opened: the connection is closed or going away.
+fn not_opened(e: h2::Error) -> RequestError {
+    RequestError {
+        unsent: true,
+        ..RequestError::broken(ErrorKind::Reset, format!("HTTP/2 connection closed: {e}"))
     }
 }
 
@@ -142,12 +151,15 @@ pub(crate) fn kind_of(e: &h2::Error) -> (ErrorKind, bool) {
     }
 }
 
-/// Count an h2 error (see [`kind_of`]); a refused stream was never processed.
+/// Count an h2 error (see [`kind_of`]). A refused stream, or one cut by a
+/// graceful GOAWAY (above the server's last stream id), was never processed:
+/// it may be retried.
 pub(crate) fn classify(e: h2::Error) -> RequestError {
     let (kind, broken) = kind_of(&e);
+    let graceful = e.is_go_away() && e.reason() == Some(Reason::NO_ERROR);
     RequestError {
         broken,
-        unsent: e.reason() == Some(Reason::REFUSED_STREAM),
+        unsent: graceful || e.reason() == Some(Reason::REFUSED_STREAM),
         ..RequestError::broken(kind, format!("HTTP/2: {e}"))
     }
 }
@@ -230,9 +242,5 @@ impl Body for H2Body {
 
     fn is_end_stream(&self) -> bool {
         self.recv.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::default()
     }
 }
