@@ -6,6 +6,8 @@
 mod error;
 pub mod http1;
 pub mod pipeline;
+pub mod postgres;
+pub mod redis;
 mod spec;
 
 pub use error::{ErrorKind, RequestError};
