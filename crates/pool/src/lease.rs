@@ -46,33 +46,35 @@ impl<C: Connector> Lease<C> {
         self.broken = true;
     }
 
-    fn tracked(&self) -> &Tracked<C::Conn> {
+    fn conn(&self) -> &C::Conn {
         match &self.kind {
-            Kind::Exclusive { conn, .. } => conn.as_ref(),
-            Kind::Slot { held, .. } => held.guard.as_ref(),
+            Kind::Exclusive { conn, .. } => {
+                &conn.as_ref().expect("a lease holds its connection").conn
+            }
+            Kind::Slot { held, .. } => held.conn(),
         }
-        .expect("a lease holds its connection until dropped")
     }
 
-    fn tracked_mut(&mut self) -> &mut Tracked<C::Conn> {
+    fn conn_mut(&mut self) -> &mut C::Conn {
         match &mut self.kind {
-            Kind::Exclusive { conn, .. } => conn.as_mut(),
-            Kind::Slot { held, .. } => held.guard.as_mut(),
+            Kind::Exclusive { conn, .. } => {
+                &mut conn.as_mut().expect("a lease holds its connection").conn
+            }
+            Kind::Slot { held, .. } => held.conn_mut(),
         }
-        .expect("a lease holds its connection until dropped")
     }
 }
 
 impl<C: Connector> Deref for Lease<C> {
     type Target = C::Conn;
     fn deref(&self) -> &C::Conn {
-        &self.tracked().conn
+        self.conn()
     }
 }
 
 impl<C: Connector> DerefMut for Lease<C> {
     fn deref_mut(&mut self) -> &mut C::Conn {
-        &mut self.tracked_mut().conn
+        self.conn_mut()
     }
 }
 

@@ -67,4 +67,21 @@ pub trait Connector: Send + Sync + 'static {
     /// A cheap check, without I/O, that the connection can no longer be used
     /// (closed by the peer, failed). Broken connections are discarded.
     fn is_broken(&self, conn: &mut Self::Conn) -> bool;
+
+    /// How many requests the connection carries at once: 1 for a protocol
+    /// that answers one request at a time, more for one that multiplexes or
+    /// pipelines (HTTP/2: the peer's max concurrent streams). Asked each time
+    /// a slot strategy hands the connection out, so it may change.
+    fn streams(&self, _conn: &Self::Conn) -> usize {
+        1
+    }
+
+    /// A second handle to the same connection, for a protocol whose
+    /// connections take concurrent requests; `None` (the default) when a
+    /// connection serves one caller at a time. With a handle and
+    /// [`streams`](Self::streams) above 1, `shared`, `round-robin:N` and
+    /// `least-loaded:N` let that many leases use one connection at once.
+    fn share(&self, _conn: &Self::Conn) -> Option<Self::Conn> {
+        None
+    }
 }

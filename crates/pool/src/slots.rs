@@ -1,16 +1,21 @@
 //! Fixed slots: `shared` is one slot, `round-robin:N` and `least-loaded:N`
 //! are N. A request picks a slot (in turn, or the one with fewest requests
 //! in flight) and waits there, FIFO, if the slot is busy.
+//!
+//! Each slot has a FIFO semaphore of streams: one for a connection that
+//! carries one request at a time, [`Connector::streams`] for a multiplexed
+//! one, whose leases then share it through [`Connector::share`] handles.
+//! Waiting for a stream is waiting for a checkout.
 use crate::config::PoolConfig;
 use crate::error::AcquireError;
 use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::{Mutex, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
 pub(crate) type Slot<T> = Arc<Mutex<Option<Tracked<T>>>>;
 pub(crate) type SlotGuard<T> = OwnedMutexGuard<Option<Tracked<T>>>;
@@ -25,6 +30,12 @@ pub(crate) enum Pick {
 pub(crate) struct Slots<C: Connector> {
     connector: C,
     slots: Vec<Slot<C::Conn>>,
+    /// Streams free on each slot's connection.
+    streams: Vec<Arc<Semaphore>>,
+    /// Streams each slot's semaphore holds in all (changed under the slot lock).
+    capacity: Vec<AtomicUsize>,
+    /// Bumped under the slot lock each time the slot opens a connection.
+    generation: Vec<AtomicU64>,
     /// Requests waiting for or holding each slot.
     inflight: Vec<AtomicUsize>,
     pick: Pick,
@@ -34,10 +45,35 @@ pub(crate) struct Slots<C: Connector> {
     pub(crate) metrics: Metrics,
 }
 
-/// A held slot: which one, and its guard.
+/// A held slot: which one, how it is held, and the stream it uses.
 pub(crate) struct Held<T> {
     pub(crate) index: usize,
-    pub(crate) guard: SlotGuard<T>,
+    pub(crate) access: Access<T>,
+    _stream: OwnedSemaphorePermit,
+}
+
+/// The connection of a held slot.
+pub(crate) enum Access<T> {
+    /// The slot itself, locked: one request at a time.
+    Exclusive(SlotGuard<T>),
+    /// A handle to the slot's multiplexed connection, opened in `generation`.
+    Shared { conn: T, generation: u64 },
+}
+
+impl<T> Held<T> {
+    pub(crate) fn conn(&self) -> &T {
+        match &self.access {
+            Access::Exclusive(g) => &g.as_ref().expect("a held slot is connected").conn,
+            Access::Shared { conn, .. } => conn,
+        }
+    }
+
+    pub(crate) fn conn_mut(&mut self) -> &mut T {
+        match &mut self.access {
+            Access::Exclusive(g) => &mut g.as_mut().expect("a held slot is connected").conn,
+            Access::Shared { conn, .. } => conn,
+        }
+    }
 }
 
 /// Counts a request against its slot until dropped, even if the checkout
@@ -56,6 +92,9 @@ impl<C: Connector> Slots<C> {
         Slots {
             connector,
             slots: (0..n).map(|_| Arc::new(Mutex::new(None))).collect(),
+            streams: (0..n).map(|_| Arc::new(Semaphore::new(1))).collect(),
+            capacity: (0..n).map(|_| AtomicUsize::new(1)).collect(),
+            generation: (0..n).map(|_| AtomicU64::new(0)).collect(),
             inflight: (0..n).map(|_| AtomicUsize::new(0)).collect(),
             pick,
             next: AtomicUsize::new(0),
@@ -77,15 +116,15 @@ impl<C: Connector> Slots<C> {
             .unwrap_or(start)
     }
 
-    /// Take a slot, connecting it if empty or broken. Cancel-safe: a dropped
-    /// future leaves the slot as it was or empty.
+    /// Take a stream on a slot, connecting the slot if empty or broken.
+    /// Cancel-safe: a dropped future leaves the slot as it was or empty.
     pub(crate) async fn checkout(&self) -> Result<Held<C::Conn>, AcquireError<C::Error>> {
         let index = self.choose();
         self.inflight[index].fetch_add(1, Relaxed);
         let counted = Inflight(&self.inflight[index]);
-        let slot = &self.slots[index];
-        let (mut guard, waited) = match slot.clone().try_lock_owned() {
-            Ok(g) => (g, false),
+        let streams = &self.streams[index];
+        let (stream, waited) = match streams.clone().try_acquire_owned() {
+            Ok(p) => (p, false),
             Err(_) => {
                 if self.holders.held_by_current() {
                     self.metrics.nested_wait();
@@ -96,11 +135,56 @@ impl<C: Connector> Slots<C> {
                     }
                 }
                 let started = Instant::now();
-                let g = slot.clone().lock_owned().await;
+                let p = streams
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .expect("slot semaphores are never closed");
                 self.metrics.waited_for(started.elapsed());
-                (g, true)
+                (p, true)
             }
         };
+        let mut guard = self.slots[index].clone().lock_owned().await;
+        self.refresh(index, &mut guard).await?;
+        let t = guard.as_mut().expect("refresh leaves the slot connected");
+        let shared = match self.connector.share(&t.conn) {
+            Some(handle) => {
+                let cap = self.connector.streams(&t.conn).max(1);
+                self.resize(index, cap);
+                (cap > 1).then_some(handle)
+            }
+            None => {
+                self.resize(index, 1);
+                None
+            }
+        };
+        let access = match shared {
+            Some(conn) => Access::Shared {
+                conn,
+                generation: self.generation[index].load(Relaxed),
+            },
+            None => {
+                self.holders.hold(Some(index));
+                Access::Exclusive(guard)
+            }
+        };
+        // The lease carries the in-flight count from here on.
+        std::mem::forget(counted);
+        self.metrics.checkout(waited);
+        Ok(Held {
+            index,
+            access,
+            _stream: stream,
+        })
+    }
+
+    /// Close the slot's connection if it is broken, expired or idle too
+    /// long, and open one if the slot is empty.
+    async fn refresh(
+        &self,
+        index: usize,
+        guard: &mut SlotGuard<C::Conn>,
+    ) -> Result<(), AcquireError<C::Error>> {
         if let Some(t) = guard.as_mut() {
             let now = Instant::now();
             let idle_too_long = self
@@ -111,13 +195,13 @@ impl<C: Connector> Slots<C> {
                 Some(CloseCause::Broken)
             } else if t.expired(now) {
                 Some(CloseCause::Lifetime)
-            } else if idle_too_long {
+            } else if idle_too_long && self.unused(index) {
                 Some(CloseCause::Idle)
             } else {
                 None
             };
             if let Some(cause) = cause {
-                *guard = None;
+                **guard = None;
                 self.metrics.closed(cause);
             }
         }
@@ -125,7 +209,8 @@ impl<C: Connector> Slots<C> {
             match self.connector.connect().await {
                 Ok(conn) => {
                     self.metrics.opened();
-                    *guard = Some(Tracked::new(conn, &self.config, Some(index)));
+                    self.generation[index].fetch_add(1, Relaxed);
+                    **guard = Some(Tracked::new(conn, &self.config, Some(index)));
                 }
                 Err(e) => {
                     self.metrics.connect_error();
@@ -133,28 +218,66 @@ impl<C: Connector> Slots<C> {
                 }
             }
         }
-        // The lease carries the in-flight count from here on.
-        std::mem::forget(counted);
-        self.holders.hold(Some(index));
-        self.metrics.checkout(waited);
-        Ok(Held { index, guard })
+        if let Some(t) = guard.as_mut() {
+            t.idle_since = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// No lease uses the slot's connection besides the caller's stream.
+    fn unused(&self, index: usize) -> bool {
+        self.streams[index].available_permits() + 1 >= self.capacity[index].load(Relaxed)
+    }
+
+    /// Give slot `index` `cap` streams in all. Called under the slot lock.
+    fn resize(&self, index: usize, cap: usize) {
+        let have = self.capacity[index].load(Relaxed);
+        if cap > have {
+            self.streams[index].add_permits(cap - have);
+            self.capacity[index].store(cap, Relaxed);
+        } else if cap < have {
+            // Streams in use now are forgotten as they come back, next time.
+            let gone = self.streams[index].forget_permits(have - cap);
+            self.capacity[index].store(have - gone, Relaxed);
+        }
     }
 
     pub(crate) fn checkin(&self, held: &mut Held<C::Conn>, broken: bool) {
-        self.holders.unhold(Some(held.index));
-        self.inflight[held.index].fetch_sub(1, Relaxed);
+        let index = held.index;
+        self.inflight[index].fetch_sub(1, Relaxed);
         self.metrics.checkin();
-        if broken && held.guard.take().is_some() {
-            self.metrics.closed(CloseCause::Broken);
-        } else if let Some(t) = held.guard.as_mut() {
-            t.idle_since = Instant::now();
+        match &mut held.access {
+            Access::Exclusive(guard) => {
+                self.holders.unhold(Some(index));
+                if broken && guard.take().is_some() {
+                    self.metrics.closed(CloseCause::Broken);
+                } else if let Some(t) = guard.as_mut() {
+                    t.idle_since = Instant::now();
+                }
+            }
+            Access::Shared { generation, .. } => {
+                if !broken {
+                    return;
+                }
+                // Close it unless another lease already replaced it; if the
+                // slot is busy, the next checkout's broken check does it.
+                if let Ok(mut g) = self.slots[index].try_lock() {
+                    if g.is_some() && self.generation[index].load(Relaxed) == *generation {
+                        *g = None;
+                        self.metrics.closed(CloseCause::Broken);
+                    }
+                }
+            }
         }
     }
 
     /// Close every connection not in use.
     pub(crate) fn close_idle(&self) {
-        for slot in &self.slots {
+        for (i, slot) in self.slots.iter().enumerate() {
             if let Ok(mut g) = slot.try_lock() {
+                if self.streams[i].available_permits() < self.capacity[i].load(Relaxed) {
+                    continue;
+                }
                 if g.take().is_some() {
                     self.metrics.closed(CloseCause::Released);
                 }
@@ -163,9 +286,11 @@ impl<C: Connector> Slots<C> {
     }
 
     pub(crate) fn idle_count(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|s| s.try_lock().is_ok_and(|g| g.is_some()))
+        (0..self.slots.len())
+            .filter(|&i| {
+                self.streams[i].available_permits() >= self.capacity[i].load(Relaxed)
+                    && self.slots[i].try_lock().is_ok_and(|g| g.is_some())
+            })
             .count()
     }
 }
