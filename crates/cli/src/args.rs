@@ -216,4 +216,34 @@ pub(crate) struct ServeArgs {
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
+
+    /// Service mode: serve GET /authors/{id} from this PostgreSQL database
+    /// (postgres://user:password@host:port/db), through this project's pool.
+    #[arg(long)]
+    pub(crate) db: Option<String>,
+
+    /// Connections the database pool keeps.
+    #[arg(long, default_value_t = 5, value_parser = parse::pool_size, requires = "db")]
+    pub(crate) db_pool: usize,
+
+    /// Extra database connections opened under load, closed when idle.
+    #[arg(long, default_value_t = 10, requires = "db")]
+    pub(crate) db_overflow: usize,
+
+    /// Longest wait for a database connection; then the request fails 503.
+    #[arg(long, default_value = "30s", value_parser = parse::duration, requires = "db")]
+    pub(crate) db_timeout: Duration,
+
+    /// Extra time each query takes on the database side (pg_sleep).
+    #[arg(long, default_value = "0s", value_parser = parse::duration, requires = "db")]
+    pub(crate) db_delay: Duration,
+
+    /// Redis read-through cache for /authors (redis://host:port/).
+    #[arg(long, requires = "db")]
+    pub(crate) cache: Option<String>,
+
+    /// The handler takes a second database connection while holding the
+    /// first (the nested checkout that starves a small pool).
+    #[arg(long, requires = "db")]
+    pub(crate) nested: bool,
 }

@@ -1,6 +1,6 @@
 use crate::args::ServeArgs;
 use crate::Failure;
-use poolbench_server::{ServerConfig, Stats};
+use poolbench_server::{Authors, DbConfig, ServerConfig, Stats, AUTHORS};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -33,13 +33,42 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         .build()
         .map_err(Failure::runtime)?;
     runtime.block_on(async move {
+        let authors = match &a.db {
+            Some(url) => Some(Arc::new(
+                Authors::open(DbConfig {
+                    url: url.clone(),
+                    pool: a.db_pool,
+                    overflow: a.db_overflow,
+                    timeout: a.db_timeout,
+                    delay: a.db_delay,
+                    cache: a.cache.clone(),
+                    nested: a.nested,
+                })
+                .await
+                .map_err(Failure::input)?,
+            )),
+            None => None,
+        };
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| Failure::input(format!("cannot listen on {}: {e}", config.listen)))?;
         let addr = listener.local_addr().map_err(Failure::runtime)?;
         println!("listening on http://{addr} (HTTP/1.1 and h2c)");
+        if let Some(a) = &authors {
+            let s = a.stats();
+            println!(
+                "serving http://{addr}/authors/{{1..{AUTHORS}}} from PostgreSQL, pool {}+{} overflow",
+                s.size, s.overflow
+            );
+        }
         let _ = std::io::stdout().flush();
-        poolbench_server::serve(listener, config, Arc::new(Stats::new()), stop_signal())
+        poolbench_server::serve_service(
+            listener,
+            config,
+            Arc::new(Stats::new()),
+            authors,
+            stop_signal(),
+        )
             .await
             .map_err(Failure::runtime)
     })

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod admin;
+mod authors;
 mod config;
 mod delay;
 mod embedded;
@@ -24,5 +25,6 @@ mod stats;
 pub use config::{ConfigError, ServerConfig, MAX_BODY_SIZE};
 pub use delay::DelaySpec;
 pub use embedded::EmbeddedServer;
-pub use serve::serve;
+pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
+pub use serve::{serve, serve_service};
 pub use stats::{Stats, StatsSnapshot};

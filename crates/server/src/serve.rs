@@ -14,6 +14,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::{self, JoinSet};
 
+use crate::authors::Authors;
 use crate::config::ServerConfig;
 use crate::service::{ConnService, ConnState, Shared};
 use crate::stats::{ConnectionGuard, Stats};
@@ -37,10 +38,22 @@ pub async fn serve(
     stats: Arc<Stats>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    serve_service(listener, config, stats, None, shutdown).await
+}
+
+/// [`serve`], plus service mode: `GET /authors/{id}` answered by `authors`
+/// (other paths as usual), its pool's counters in the stats.
+pub async fn serve_service(
+    listener: TcpListener,
+    config: ServerConfig,
+    stats: Arc<Stats>,
+    authors: Option<Arc<Authors>>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
     config
         .validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let shared = Arc::new(Shared::new(&config, stats));
+    let shared = Arc::new(Shared::new(&config, stats, authors));
     let mut builder = Builder::new(TokioExecutor::new());
     if config.batching {
         // Answers to pipelined requests leave in one write.

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::authors::DbPoolStats;
+
 /// Live counters of the built-in server. Cheap to update from any thread.
 ///
 /// Requests to `/_poolbench/*` are not counted in `requests`/`inflight`.
@@ -42,6 +44,9 @@ pub struct StatsSnapshot {
     /// requests with none of those count as zero.
     #[serde(default)]
     pub service_ns_total: u64,
+    /// Service mode: the database pool's counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_pool: Option<DbPoolStats>,
 }
 
 impl Stats {
@@ -61,6 +66,7 @@ impl Stats {
             inflight_peak: self.inflight_peak.load(Relaxed),
             responses_failed: self.responses_failed.load(Relaxed),
             service_ns_total: self.service_ns.load(Relaxed),
+            db_pool: None,
         }
     }
 

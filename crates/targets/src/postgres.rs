@@ -37,6 +37,11 @@ impl PgConn {
     pub fn client(&self) -> &Client {
         &self.client
     }
+
+    /// The query prepared when the connection opened.
+    pub fn statement(&self) -> &Statement {
+        &self.statement
+    }
 }
 
 impl PostgresTarget {

@@ -36,6 +36,11 @@ impl RedisConn {
     pub fn connection(&mut self) -> &mut MultiplexedConnection {
         &mut self.conn
     }
+
+    /// Never hand this connection (or its other handles) out again.
+    pub fn mark_broken(&self) {
+        self.broken.store(true, Relaxed);
+    }
 }
 
 /// Split `GET key` into a command and its arguments.
