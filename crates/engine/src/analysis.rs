@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 pub struct Pitfall {
     /// Stable name: `pool-queueing`, `closed-loop-ceiling`, `few-samples`,
     /// `unequal-caps`, `reconnects`, `nested-checkout`, `errors`,
-    /// `not-achieved`, `generator-saturated`, `batching-server`, `stall`.
+    /// `not-achieved`, `generator-saturated`, `machine-busy`, `batching-server`, `stall`.
     pub id: String,
     /// What it means, in one line.
     pub title: String,
@@ -29,6 +29,10 @@ pub struct Recommendation {
     pub concurrency: usize,
     pub reason: String,
 }
+
+/// Share of the cores poolbench must use, on a saturated machine, to count
+/// as a cause of the saturation rather than a bystander.
+const GENERATOR_SHARE: f64 = 0.25;
 
 fn label(c: &CellResult) -> String {
     format!("{} c={}", c.strategy, c.concurrency)
@@ -197,17 +201,28 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
     not_achieved(f, c, closed);
     let own = c.generator_cpu.unwrap_or(0.0);
     let machine = c.machine_cpu.unwrap_or(0.0);
-    if own >= 0.9 || machine >= 0.9 {
+    // Saturated by others, poolbench a bystander: the figures are disturbed,
+    // but not by the generator.
+    let busy = format!(
+        "{}: poolbench used {:.0}% of the cores, the machine was {:.0}% busy",
+        label(c),
+        own * 100.0,
+        machine * 100.0
+    );
+    if own < GENERATOR_SHARE && own < 0.9 && machine >= 0.9 {
+        f.add(
+            "machine-busy",
+            "other processes kept the CPU saturated while poolbench ran: the figures are disturbed",
+            Some(c),
+            busy.clone(),
+        );
+    }
+    if own >= 0.9 || (machine >= 0.9 && own >= GENERATOR_SHARE) {
         f.add(
             "generator-saturated",
             "the CPU was saturated while poolbench ran: the load generator may be measuring itself",
             Some(c),
-            format!(
-                "{}: poolbench used {:.0}% of the cores, the machine was {:.0}% busy",
-                label(c),
-                own * 100.0,
-                machine * 100.0
-            ),
+            busy,
         );
     }
     for s in &c.stalls {

@@ -94,6 +94,9 @@ pub(crate) fn cell_result(
             errors.by_kind.insert(kind.name().to_string(), n);
         }
     }
+    for (code, n) in &r.codes {
+        errors.by_status.insert(code.to_string(), *n);
+    }
     let completed = r.ok + errors.total;
     let (throughput, throughput_ci95) =
         mean_ci95(&samples.iter().map(|s| s.throughput_rps).collect::<Vec<_>>());
@@ -134,6 +137,7 @@ pub(crate) fn cell_result(
         latency_us: latency,
         latency_uncorrected_us: open.then(|| Summary::of(&r.request)),
         checkout_wait_us: Summary::of(&r.checkout),
+        connect_us: Summary::of(&r.connect),
         request_us: Summary::of(&r.request),
         connections: Connections {
             opened: metrics.opened,
@@ -154,6 +158,6 @@ pub(crate) fn cell_result(
         reopened,
         timeline,
         stalls,
-        histograms: Histograms::of(&r.latency, &r.checkout, &r.request),
+        histograms: Histograms::of(&r.latency, &r.checkout, &r.request, &r.connect),
     }
 }

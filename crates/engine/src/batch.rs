@@ -1,8 +1,8 @@
 //! Batch samples: `size` requests at concurrency c timed as one sample,
 //! repeated until both the sample count and the duration are met.
 use crate::exchange::Shared;
-use crate::record::{Recorder, Timing};
-use poolbench_targets::{ErrorKind, Target};
+use crate::record::{Fault, Recorder, Timing};
+use poolbench_targets::Target;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -71,11 +71,11 @@ async fn sender<T: Target>(shared: Arc<Shared<T>>, id: usize, left: Arc<AtomicU6
         .is_ok()
     {
         let start = Instant::now();
-        let outcome: Result<Timing, ErrorKind> = shared.exchange(id, deadline.as_mut()).await;
+        let outcome: Result<Timing, Fault> = shared.exchange(id, deadline.as_mut()).await;
         let done = Instant::now();
         rec.timeline(shared.origin, start, done, outcome.is_ok());
         match outcome {
-            Ok(t) => rec.success(t, t.checkout + t.request),
+            Ok(t) => rec.success(t, t.total()),
             Err(kind) => rec.error(kind),
         }
         rec.last_done = Some(done);

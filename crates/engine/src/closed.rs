@@ -19,7 +19,7 @@ pub(crate) async fn worker<T: Target>(
         }
         let outcome = shared.exchange(id, deadline.as_mut()).await;
         let done = Instant::now();
-        let latency = outcome.map(|t| t.checkout + t.request).unwrap_or_default();
+        let latency = outcome.map(|t| t.total()).unwrap_or_default();
         let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
         if shared.record(&mut r, start, done, outcome, latency) == Window::Outside {
             return;

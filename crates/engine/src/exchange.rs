@@ -1,7 +1,7 @@
 //! What every load model shares: the cell's strategy and target, its
 //! windows, and one exchange (acquire, send, release).
 use crate::load::Schedule;
-use crate::record::{Recorder, Timing};
+use crate::record::{Fault, Recorder, Timing};
 use poolbench_pool::{AcquireError, Lease, Strategy};
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
@@ -56,7 +56,7 @@ impl<T: Target> Shared<T> {
         rec: &mut Recorder,
         start: Instant,
         done: Instant,
-        outcome: Result<Timing, ErrorKind>,
+        outcome: Result<Timing, Fault>,
         latency: Duration,
     ) -> Window {
         rec.timeline(self.origin, start, done, outcome.is_ok());
@@ -76,12 +76,15 @@ impl<T: Target> Shared<T> {
         Window::Measured
     }
 
-    async fn lease(&self, key: usize) -> Result<Lease<T>, ErrorKind> {
+    async fn lease(&self, key: usize) -> Result<Lease<T>, Fault> {
         match self.strategy.acquire_keyed(key).await {
             Ok(lease) => Ok(lease),
-            Err(AcquireError::Timeout(_)) => Err(ErrorKind::CheckoutTimeout),
-            Err(AcquireError::NestedCheckout { .. }) => Err(ErrorKind::NestedCheckout),
-            Err(AcquireError::Connect(e)) => Err(e.kind),
+            Err(AcquireError::Timeout(_)) => Err(ErrorKind::CheckoutTimeout.into()),
+            Err(AcquireError::NestedCheckout { .. }) => Err(ErrorKind::NestedCheckout.into()),
+            Err(AcquireError::Connect(e)) => Err(Fault {
+                kind: e.kind,
+                code: e.code,
+            }),
         }
     }
 
@@ -92,8 +95,9 @@ impl<T: Target> Shared<T> {
         &self,
         key: usize,
         mut deadline: Pin<&mut Sleep>,
-    ) -> Result<Timing, ErrorKind> {
+    ) -> Result<Timing, Fault> {
         let mut checkout = Duration::ZERO;
+        let mut connect: Option<Duration> = None;
         let mut request = Duration::ZERO;
         for attempt in 0..2 {
             let t0 = Instant::now();
@@ -105,7 +109,11 @@ impl<T: Target> Shared<T> {
                 None
             };
             let t1 = Instant::now();
-            checkout += t1 - t0;
+            let opened = lease.take_connect_time();
+            if let Some(c) = opened {
+                *connect.get_or_insert(Duration::ZERO) += c;
+            }
+            checkout += (t1 - t0).saturating_sub(opened.unwrap_or_default());
             // Moving a registered deadline later is a compare-and-swap; a
             // fresh timeout per request would lock the timer wheel twice.
             deadline
@@ -121,6 +129,7 @@ impl<T: Target> Shared<T> {
                 Some(Ok(reply)) => {
                     return Ok(Timing {
                         checkout,
+                        connect,
                         request,
                         bytes: reply.bytes,
                     })
@@ -130,15 +139,18 @@ impl<T: Target> Shared<T> {
                         lease.mark_broken();
                     }
                     if !(e.unsent && attempt == 0) {
-                        return Err(e.kind);
+                        return Err(Fault {
+                            kind: e.kind,
+                            code: e.code,
+                        });
                     }
                 }
                 None => {
                     lease.mark_broken();
-                    return Err(ErrorKind::Timeout);
+                    return Err(ErrorKind::Timeout.into());
                 }
             }
         }
-        Err(ErrorKind::Reset)
+        Err(ErrorKind::Reset.into())
     }
 }

@@ -1,6 +1,6 @@
 use crate::load::LoadModel;
 use poolbench_pool::{PoolConfig, StrategySpec};
-use poolbench_targets::TargetSpec;
+use poolbench_targets::{TargetOptions, TargetSpec};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use thiserror::Error;
@@ -10,6 +10,9 @@ use thiserror::Error;
 pub struct Plan {
     /// Where the load goes.
     pub target: TargetSpec,
+    /// The target protocol's settings.
+    #[serde(default)]
+    pub target_options: TargetOptions,
     /// Strategies as given; sized ones without a size take each of `pool_sizes`.
     pub strategies: Vec<StrategySpec>,
     /// Closed-loop worker counts.
@@ -111,6 +114,7 @@ impl Plan {
             requests: None,
             timeout: Duration::from_secs(10),
             connect_timeout: Duration::from_secs(5),
+            target_options: TargetOptions::default(),
             pool: PoolConfig::default(),
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             load: LoadModel::Closed,

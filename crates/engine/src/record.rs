@@ -5,12 +5,33 @@ use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use poolbench_targets::ErrorKind;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Latencies are recorded in nanoseconds; histograms auto-resize and never
 /// clip.
 pub(crate) fn new_histogram() -> Histogram<u64> {
     Histogram::new(3).expect("3 significant figures is a valid precision")
+}
+
+/// A failed exchange as it is counted: its kind and protocol status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fault {
+    pub(crate) kind: ErrorKind,
+    pub(crate) code: Option<u16>,
+}
+
+impl From<ErrorKind> for Fault {
+    fn from(kind: ErrorKind) -> Self {
+        Fault { kind, code: None }
+    }
+}
+
+impl Timing {
+    /// Checkout wait, connect and request: what the caller waited.
+    pub(crate) fn total(&self) -> Duration {
+        self.checkout + self.connect.unwrap_or_default() + self.request
+    }
 }
 
 /// What one worker saw.
@@ -20,6 +41,9 @@ pub(crate) struct Recorder {
     pub(crate) request: Histogram<u64>,
     pub(crate) ok: u64,
     pub(crate) errors: [u64; ErrorKind::ALL.len()],
+    /// Errors by protocol status code, where the protocol gave one.
+    pub(crate) codes: BTreeMap<u16, u64>,
+    pub(crate) connect: Histogram<u64>,
     pub(crate) warmup: u64,
     pub(crate) outside: u64,
     pub(crate) bytes: u64,
@@ -31,10 +55,12 @@ pub(crate) struct Recorder {
     pub(crate) counts: Counts,
 }
 
-/// One exchange's timings: checkout wait, request, body bytes.
+/// One exchange's timings: checkout wait, connect (if the checkout opened
+/// the connection), request, body bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Timing {
     pub(crate) checkout: Duration,
+    pub(crate) connect: Option<Duration>,
     pub(crate) request: Duration,
     pub(crate) bytes: u64,
 }
@@ -47,6 +73,8 @@ impl Recorder {
             request: new_histogram(),
             ok: 0,
             errors: [0; ErrorKind::ALL.len()],
+            codes: BTreeMap::new(),
+            connect: new_histogram(),
             warmup: 0,
             outside: 0,
             bytes: 0,
@@ -68,14 +96,20 @@ impl Recorder {
     pub(crate) fn success(&mut self, t: Timing, latency: Duration) {
         // Auto-resizing: recording only fails past u64 range.
         let _ = self.checkout.record(t.checkout.as_nanos() as u64);
+        if let Some(c) = t.connect {
+            let _ = self.connect.record(c.as_nanos() as u64);
+        }
         let _ = self.request.record(t.request.as_nanos() as u64);
         let _ = self.latency.record(latency.as_nanos() as u64);
         self.ok += 1;
         self.bytes += t.bytes;
     }
 
-    pub(crate) fn error(&mut self, kind: ErrorKind) {
-        self.errors[kind as usize] += 1;
+    pub(crate) fn error(&mut self, fault: Fault) {
+        self.errors[fault.kind as usize] += 1;
+        if let Some(code) = fault.code {
+            *self.codes.entry(code).or_default() += 1;
+        }
     }
 
     pub(crate) fn merge(&mut self, other: &Recorder) {
@@ -87,6 +121,10 @@ impl Recorder {
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;
         }
+        for (code, n) in &other.codes {
+            *self.codes.entry(*code).or_default() += n;
+        }
+        let _ = self.connect.add(&other.connect);
         self.warmup += other.warmup;
         self.outside += other.outside;
         self.bytes += other.bytes;

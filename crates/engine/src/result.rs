@@ -88,8 +88,12 @@ pub struct CellResult {
     /// Open loop: from the actual send (the request time), which hides the
     /// time requests spent queued behind a slow answer.
     pub latency_uncorrected_us: Option<Summary>,
-    /// Time to get a connection (waiting, and connecting where needed).
+    /// Time waiting for a connection (or a stream on a shared one), not
+    /// counting the connect itself.
     pub checkout_wait_us: Summary,
+    /// Connects done by the checkouts of successful requests (a TLS
+    /// handshake included): one value per connect.
+    pub connect_us: Summary,
     /// Time from having a connection to the whole answer.
     pub request_us: Summary,
     pub connections: Connections,
@@ -119,6 +123,9 @@ pub struct CellResult {
 pub struct Errors {
     pub total: u64,
     pub by_kind: BTreeMap<String, u64>,
+    /// Errors that carried a protocol status code (HTTP status, gRPC code).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_status: BTreeMap<String, u64>,
 }
 
 /// Client-side connection counts over the cell (warm-up included).
@@ -139,6 +146,8 @@ pub struct Histograms {
     pub latency_ns: String,
     pub checkout_wait_ns: String,
     pub request_ns: String,
+    #[serde(default)]
+    pub connect_ns: String,
 }
 
 impl Histograms {
@@ -146,11 +155,13 @@ impl Histograms {
         latency: &Histogram<u64>,
         checkout: &Histogram<u64>,
         request: &Histogram<u64>,
+        connect: &Histogram<u64>,
     ) -> Self {
         Histograms {
             latency_ns: encode_histogram(latency),
             checkout_wait_ns: encode_histogram(checkout),
             request_ns: encode_histogram(request),
+            connect_ns: encode_histogram(connect),
         }
     }
 

@@ -7,8 +7,7 @@ use crate::plan::{CellSpec, Plan, PlanError};
 use crate::probe::ServerProbe;
 use crate::result::{CellResult, RunResult, SCHEMA_VERSION};
 use poolbench_pool::{BuildError, Connector};
-use poolbench_targets::http1::Http1Target;
-use poolbench_targets::{Target, TargetError};
+use poolbench_targets::{AnyTarget, Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
 use thiserror::Error;
 
@@ -21,6 +20,8 @@ pub enum EngineError {
     Target(#[from] TargetError),
     #[error(transparent)]
     Strategy(#[from] BuildError),
+    #[error("cannot prepare {target}: {reason}")]
+    Prepare { target: String, reason: String },
     #[error("cannot reach {target}: {reason}")]
     Unreachable { target: String, reason: String },
     #[error("cannot start the load runtime: {0}")]
@@ -54,7 +55,18 @@ pub fn run(
         .enable_all()
         .build()?;
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let target = Http1Target::new(&plan.target, addr, plan.connect_timeout);
+    let target = AnyTarget::open(
+        &plan.target,
+        addr,
+        &plan.target_options,
+        plan.connect_timeout,
+    )?;
+    runtime
+        .block_on(target.prepare())
+        .map_err(|e| EngineError::Prepare {
+            target: plan.target.url.clone(),
+            reason: e.message,
+        })?;
     runtime
         .block_on(async {
             match tokio::time::timeout(PREFLIGHT, target.connect()).await {

@@ -20,6 +20,11 @@ fn fail_rate_is_counted_as_status_errors_and_the_run_completes() {
     let rate = c.error_rate();
     assert!((0.07..=0.13).contains(&rate), "error rate {rate}");
     assert_eq!(c.errors.by_kind.get("status"), Some(&c.errors.total));
+    assert_eq!(
+        c.errors.by_status.get("500"),
+        Some(&c.errors.total),
+        "counted by status code"
+    );
     assert_eq!(c.ok + c.errors.total, c.requests);
     // A 500 does not break the connection.
     assert_eq!(c.server.unwrap().connections_accepted, 4);

@@ -207,6 +207,7 @@ impl<C: Connector> Exclusive<C> {
     }
 
     async fn connect(&self) -> Result<Tracked<C::Conn>, AcquireError<C::Error>> {
+        let started = std::time::Instant::now();
         match self.connector.connect().await {
             Ok(conn) => {
                 self.metrics.opened();
@@ -216,7 +217,9 @@ impl<C: Connector> Exclusive<C> {
                     s.holders[i] = current_task();
                 }
                 drop(s);
-                Ok(Tracked::new(conn, &self.config, holder))
+                let mut t = Tracked::new(conn, &self.config, holder);
+                t.fresh = Some(started.elapsed());
+                Ok(t)
             }
             Err(e) => {
                 self.metrics.connect_error();
@@ -403,7 +406,8 @@ impl<C: Connector> Exclusive<C> {
                 owner: self,
                 armed: true,
             };
-            let t = self.connect().await?;
+            let mut t = self.connect().await?;
+            t.fresh = None;
             // The connection goes back through checkin, which frees the permit.
             permit.armed = false;
             self.checkin(Some(t), false);

@@ -46,6 +46,15 @@ impl<C: Connector> Lease<C> {
         self.broken = true;
     }
 
+    /// How long opening the connection took, if this checkout opened it
+    /// (reported once: later calls, and later leases of it, give `None`).
+    pub fn take_connect_time(&mut self) -> Option<std::time::Duration> {
+        match &mut self.kind {
+            Kind::Exclusive { conn, .. } => conn.as_mut().and_then(|t| t.fresh.take()),
+            Kind::Slot { held, .. } => held.take_fresh(),
+        }
+    }
+
     fn conn(&self) -> &C::Conn {
         match &self.kind {
             Kind::Exclusive { conn, .. } => {

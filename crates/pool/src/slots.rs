@@ -14,7 +14,7 @@ use crate::tracked::Tracked;
 use crate::Connector;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, OwnedMutexGuard, OwnedSemaphorePermit, Semaphore};
 
 pub(crate) type Slot<T> = Arc<Mutex<Option<Tracked<T>>>>;
@@ -56,8 +56,13 @@ pub(crate) struct Held<T> {
 pub(crate) enum Access<T> {
     /// The slot itself, locked: one request at a time.
     Exclusive(SlotGuard<T>),
-    /// A handle to the slot's multiplexed connection, opened in `generation`.
-    Shared { conn: T, generation: u64 },
+    /// A handle to the slot's multiplexed connection, opened in `generation`
+    /// (in `fresh` time, if by this checkout).
+    Shared {
+        conn: T,
+        generation: u64,
+        fresh: Option<Duration>,
+    },
 }
 
 impl<T> Held<T> {
@@ -72,6 +77,14 @@ impl<T> Held<T> {
         match &mut self.access {
             Access::Exclusive(g) => &mut g.as_mut().expect("a held slot is connected").conn,
             Access::Shared { conn, .. } => conn,
+        }
+    }
+
+    /// How long opening the connection took, if this checkout opened it.
+    pub(crate) fn take_fresh(&mut self) -> Option<Duration> {
+        match &mut self.access {
+            Access::Exclusive(g) => g.as_mut().and_then(|t| t.fresh.take()),
+            Access::Shared { fresh, .. } => fresh.take(),
         }
     }
 }
@@ -162,6 +175,7 @@ impl<C: Connector> Slots<C> {
             Some(conn) => Access::Shared {
                 conn,
                 generation: self.generation[index].load(Relaxed),
+                fresh: t.fresh.take(),
             },
             None => {
                 self.holders.hold(Some(index));
@@ -206,11 +220,14 @@ impl<C: Connector> Slots<C> {
             }
         }
         if guard.is_none() {
+            let started = Instant::now();
             match self.connector.connect().await {
                 Ok(conn) => {
                     self.metrics.opened();
                     self.generation[index].fetch_add(1, Relaxed);
-                    **guard = Some(Tracked::new(conn, &self.config, Some(index)));
+                    let mut t = Tracked::new(conn, &self.config, Some(index));
+                    t.fresh = Some(started.elapsed());
+                    **guard = Some(t);
                 }
                 Err(e) => {
                     self.metrics.connect_error();

@@ -9,6 +9,8 @@ pub(crate) struct Tracked<T> {
     pub(crate) idle_since: Instant,
     /// Index in the strategy's holder table, if it has one.
     pub(crate) holder: Option<usize>,
+    /// How long opening it took, until the first lease reports it.
+    pub(crate) fresh: Option<Duration>,
 }
 
 impl<T> Tracked<T> {
@@ -28,6 +30,7 @@ impl<T> Tracked<T> {
             expires,
             idle_since: now,
             holder,
+            fresh: None,
         }
     }
 

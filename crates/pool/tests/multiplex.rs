@@ -154,3 +154,22 @@ async fn one_stream_connections_stay_exclusive() {
     assert_eq!(c.opened.load(SeqCst), 1);
     assert_eq!(c.conns.lock().unwrap()[0].peak.load(SeqCst), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lease_that_opened_a_connection_reports_its_connect_time_once() {
+    for (spec, streams) in [
+        ("shared", 8),
+        ("shared", 1),
+        ("pool:2", 1),
+        ("per-request", 1),
+    ] {
+        let (pool, _) = build(spec, streams);
+        let mut first = pool.acquire().await.unwrap();
+        assert!(first.take_connect_time().is_some(), "{spec}: opened here");
+        assert!(first.take_connect_time().is_none(), "{spec}: reported once");
+        drop(first);
+        let mut again = pool.acquire().await.unwrap();
+        let fresh = again.take_connect_time().is_some();
+        assert_eq!(fresh, spec == "per-request", "{spec}: reused or not");
+    }
+}

@@ -16,27 +16,74 @@ pub(crate) fn render(result: &RunResult) -> String {
         let _ = writeln!(out, "\nconcurrency {c}");
         let _ = writeln!(
             out,
-            "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>6}  vs best",
-            "strategy", "req/s", "mean", "p50", "p99", "wait p99", "errors", "conns", "peak",
+            "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7} {:>6} {:>6}  vs best",
+            "strategy",
+            "req/s",
+            "mean",
+            "p50",
+            "p99",
+            "wait p99",
+            "connect",
+            "errors",
+            "conns",
+            "peak",
         );
         for cell in &cells {
             let _ = writeln!(
                 out,
-                "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>6.2}% {:>6} {:>6}  {}",
+                "  {:<20} {:>15} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6.2}% {:>6} {:>6}  {}",
                 cell.strategy,
                 rate_with_ci(cell),
                 fmt_duration_us(cell.latency_us.mean),
                 fmt_duration_us(cell.latency_us.p50),
                 fmt_duration_us(cell.latency_us.p99),
                 fmt_duration_us(cell.checkout_wait_us.p99),
+                connect_p50(cell),
                 cell.error_rate() * 100.0,
                 cell.connections.opened,
                 cell.connections.peak_open,
                 versus(cell, best),
             );
         }
+        for cell in cells.iter().filter(|c| c.errors.total > 0) {
+            let _ = writeln!(
+                out,
+                "    {:<18} errors: {}",
+                cell.strategy,
+                error_breakdown(cell)
+            );
+        }
     }
     out
+}
+
+/// Median connect time of the connects done during checkouts, or "-".
+fn connect_p50(cell: &CellResult) -> String {
+    if cell.connect_us.count > 0 {
+        fmt_duration_us(cell.connect_us.p50)
+    } else {
+        "-".to_string()
+    }
+}
+
+/// "status 30 (500: 30), timeout 2".
+fn error_breakdown(cell: &CellResult) -> String {
+    let mut parts: Vec<String> = cell
+        .errors
+        .by_kind
+        .iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect();
+    if !cell.errors.by_status.is_empty() {
+        let codes: Vec<String> = cell
+            .errors
+            .by_status
+            .iter()
+            .map(|(code, n)| format!("{code}: {n}"))
+            .collect();
+        parts.push(format!("by code {}", codes.join(", ")));
+    }
+    parts.join(", ")
 }
 
 /// Throughput, with its 95% confidence interval when there is one.

@@ -79,6 +79,9 @@ pub struct RequestError {
     pub unsent: bool,
     /// What happened, for people.
     pub message: String,
+    /// The protocol's status code, where it gave one (HTTP status, gRPC
+    /// status code).
+    pub code: Option<u16>,
 }
 
 impl RequestError {
@@ -89,6 +92,7 @@ impl RequestError {
             broken: true,
             unsent: false,
             message: message.to_string(),
+            code: None,
         }
     }
 
@@ -99,6 +103,15 @@ impl RequestError {
             broken: false,
             unsent: false,
             message: format!("status {code}"),
+            code: Some(code),
+        }
+    }
+
+    /// The same error, carrying a protocol status code.
+    pub fn with_code(self, code: u16) -> Self {
+        RequestError {
+            code: Some(code),
+            ..self
         }
     }
 }

@@ -3,14 +3,18 @@
 //! the pool never sees the protocol.
 #![forbid(unsafe_code)]
 
+pub mod any;
 mod error;
 pub mod http1;
+mod options;
 pub mod pipeline;
 pub mod postgres;
 pub mod redis;
 mod spec;
 
+pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
+pub use options::TargetOptions;
 pub use spec::{TargetError, TargetSpec};
 
 use poolbench_pool::Connector;
@@ -27,6 +31,12 @@ pub struct Reply {
 
 /// A connector that can also send one request over a connection it opened.
 pub trait Target: Connector<Error = RequestError> {
+    /// Work done once before any load (e.g. a setup statement); an error
+    /// here stops the run before it starts.
+    fn prepare(&self) -> impl Future<Output = Result<(), RequestError>> + Send {
+        async { Ok(()) }
+    }
+
     /// Send one request and read the whole answer.
     fn send(
         &self,

@@ -9,7 +9,7 @@ use thiserror::Error;
 pub struct TargetSpec {
     /// The URL as given.
     pub url: String,
-    /// `http` (more schemes come with more protocols).
+    /// One of [`SCHEMES`].
     pub scheme: String,
     /// Host and port as written, sent as the Host header.
     pub authority: String,
@@ -24,11 +24,25 @@ pub enum TargetError {
     #[error("invalid target URL \"{0}\": {1}")]
     Invalid(String, String),
     /// A scheme poolbench does not drive.
-    #[error("unsupported scheme \"{scheme}\" in \"{url}\": expected http://")]
+    #[error(
+        "unsupported scheme \"{scheme}\" in \"{url}\": expected one of {}",
+        expected()
+    )]
     Scheme { url: String, scheme: String },
     /// The host name does not resolve.
     #[error("cannot resolve \"{0}\": {1}")]
     Resolve(String, String),
+}
+
+/// The schemes poolbench drives, with the port each implies.
+pub const SCHEMES: &[(&str, u16)] = &[("http", 80)];
+
+fn expected() -> String {
+    SCHEMES
+        .iter()
+        .map(|(s, _)| format!("{s}://"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl FromStr for TargetSpec {
@@ -42,19 +56,19 @@ impl FromStr for TargetSpec {
         let scheme = uri
             .scheme_str()
             .ok_or_else(|| invalid("no scheme, e.g. http://"))?;
-        if scheme != "http" {
+        let Some(&(_, default_port)) = SCHEMES.iter().find(|(s, _)| *s == scheme) else {
             return Err(TargetError::Scheme {
                 url: url.to_string(),
                 scheme: scheme.to_string(),
             });
-        }
+        };
         let auth = uri.authority().ok_or_else(|| invalid("no host"))?;
         if auth.host().is_empty() {
             return Err(invalid("no host"));
         }
         let authority = match auth.port_u16() {
             Some(_) => auth.as_str().to_string(),
-            None => format!("{}:80", auth.host()),
+            None => format!("{}:{default_port}", auth.host()),
         };
         let path = uri
             .path_and_query()
