@@ -92,6 +92,20 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) nested: bool,
 
+    /// postgres://: the query each request runs, prepared once per
+    /// connection. [default: SELECT 1]
+    #[arg(long)]
+    pub(crate) query: Option<String>,
+
+    /// postgres://: SQL run once before the run (e.g. CREATE TABLE ...).
+    #[arg(long)]
+    pub(crate) setup: Option<String>,
+
+    /// redis://: the command each request sends, e.g. "GET key".
+    /// [default: PING]
+    #[arg(long)]
+    pub(crate) command: Option<String>,
+
     /// Probe for a batching server: send D requests ahead on one HTTP/1.1
     /// connection and count responses per read.
     #[arg(long, value_name = "D", value_parser = parse::depth)]

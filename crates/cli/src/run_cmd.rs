@@ -4,7 +4,7 @@ use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
-use poolbench_targets::TargetSpec;
+use poolbench_targets::{TargetOptions, TargetSpec};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -98,6 +98,11 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.reps = a.reps;
     plan.nested = a.nested;
     plan.pipeline = a.pipeline;
+    plan.target_options = TargetOptions {
+        query: a.query.clone(),
+        setup: a.setup.clone(),
+        command: a.command.clone(),
+    };
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {
             ArrivalArg::Constant => Arrival::Constant,

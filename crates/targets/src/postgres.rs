@@ -17,7 +17,7 @@ use tokio_postgres::{Client, Config, NoTls, Statement};
 pub const PIPELINE_DEPTH: usize = 1024;
 
 /// Opens connections to one PostgreSQL server and runs one query per request.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct PostgresTarget {
     config: Arc<Config>,
     addr: SocketAddr,
@@ -168,6 +168,7 @@ pub fn classify(e: &tokio_postgres::Error) -> RequestError {
             broken: fatal,
             unsent: false,
             message: format!("{} ({})", db.message(), db.code().code()),
+            code: None,
         };
     }
     let mut source = std::error::Error::source(e);

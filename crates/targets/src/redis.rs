@@ -24,6 +24,14 @@ pub struct RedisTarget {
     connect_timeout: Duration,
 }
 
+impl std::fmt::Debug for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTarget")
+            .field("command", &self.text)
+            .finish_non_exhaustive()
+    }
+}
+
 /// One Redis connection (a handle to it: handles share the socket).
 #[derive(Clone)]
 pub struct RedisConn {
@@ -171,5 +179,6 @@ pub fn classify(e: &redis::RedisError) -> RequestError {
         broken,
         unsent: false,
         message: format!("redis: {e}"),
+        code: None,
     }
 }

@@ -35,7 +35,12 @@ pub enum TargetError {
 }
 
 /// The schemes poolbench drives, with the port each implies.
-pub const SCHEMES: &[(&str, u16)] = &[("http", 80)];
+pub const SCHEMES: &[(&str, u16)] = &[
+    ("http", 80),
+    ("postgres", 5432),
+    ("postgresql", 5432),
+    ("redis", 6379),
+];
 
 fn expected() -> String {
     SCHEMES
@@ -66,10 +71,8 @@ impl FromStr for TargetSpec {
         if auth.host().is_empty() {
             return Err(invalid("no host"));
         }
-        let authority = match auth.port_u16() {
-            Some(_) => auth.as_str().to_string(),
-            None => format!("{}:{default_port}", auth.host()),
-        };
+        // Without any user:password@ (PostgreSQL and Redis URLs carry one).
+        let authority = format!("{}:{}", auth.host(), auth.port_u16().unwrap_or(default_port));
         let path = uri
             .path_and_query()
             .map(|p| p.as_str())
