@@ -34,7 +34,8 @@ pub(crate) struct RunArgs {
 
     /// Strategies (repeat or comma list): per-request, shared,
     /// round-robin:N, least-loaded:N, pool:N, elastic:N+M,
-    /// take-or-create:N, partitioned:KxN. A sized one without a size takes
+    /// take-or-create:N, partitioned:KxN; library baselines deadpool:N,
+    /// bb8:N (their generic pools over the same connector). A sized one without a size takes
     /// each --pool size. [default: pool; built-in: the first six]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,

@@ -7,6 +7,7 @@ mod analysis;
 mod assemble;
 mod batch;
 mod cell;
+mod checkout;
 mod closed;
 mod cpu;
 mod exchange;
