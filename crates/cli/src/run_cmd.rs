@@ -1,4 +1,5 @@
 use crate::args::{ArrivalArg, Format, RunArgs};
+use crate::http_probe::HttpProbe;
 use crate::progress::Progress;
 use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
@@ -37,13 +38,19 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
 
-    let probe = server.as_ref().map(|(s, _)| StatsProbe(s.stats()));
+    let probe: Option<Box<dyn ServerProbe>> = match &server {
+        Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),
+        // A poolbench server elsewhere (e.g. service mode) shows its counters.
+        None if plan.target.scheme == "http" => plan
+            .target
+            .resolve()
+            .ok()
+            .and_then(|addr| HttpProbe::connect(addr, &plan.target.authority))
+            .map(|p| Box::new(p) as Box<dyn ServerProbe>),
+        None => None,
+    };
     let progress = Progress::new(plan.cells().len(), a.quiet);
-    let outcome = poolbench_engine::run(
-        &plan,
-        probe.as_ref().map(|p| p as &dyn ServerProbe),
-        &progress,
-    );
+    let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
     let mut result = outcome.map_err(|e| match e {
         EngineError::Runtime(_) => Failure::runtime(e),
@@ -156,6 +163,7 @@ impl ServerProbe for StatsProbe {
             requests: s.requests,
             inflight_peak: s.inflight_peak,
             service_ns_total: s.service_ns_total,
+            db_pool: None,
         }
     }
 }

@@ -29,7 +29,7 @@ pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan, PlanError};
-pub use probe::{ServerCounters, ServerProbe};
+pub use probe::{DbPoolCounters, ServerCounters, ServerProbe};
 pub use record::{decode_histogram, encode_histogram, Summary};
 pub use result::{CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION};
 pub use runner::{run, EngineError, Events, NoEvents};
