@@ -4,7 +4,7 @@
 #
 #   scripts/services.sh start DIR [pg|redis|all]  start in DIR, print the URLs,
 #                                                 write DIR/env (sourceable)
-#   scripts/services.sh pg-stop DIR               stop PostgreSQL (by PID)
+#   scripts/services.sh pg-stop DIR               PostgreSQL goes away at once (by PID)
 #   scripts/services.sh pg-start DIR              start it again, same port
 #   scripts/services.sh stop DIR                  stop everything in DIR
 #
@@ -81,11 +81,12 @@ EOF
     echo "postgres://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$dir/pg/url"
 }
 
+# SIGINT: fast shutdown; SIGQUIT: immediate (the database just goes away).
 pg_stop() {
-    local dir=$1 pid
+    local dir=$1 signal=${2:-INT} pid
     [ -f "$dir/pg/data/postmaster.pid" ] || return 0
     pid=$(head -1 "$dir/pg/data/postmaster.pid")
-    kill -INT "$pid" 2>/dev/null || return 0
+    kill -"$signal" "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 300); do
         kill -0 "$pid" 2>/dev/null || return 0
         sleep 0.05
@@ -143,7 +144,7 @@ start)
     write_env "$dir"
     cat "$dir"/pg/url "$dir"/redis/url 2>/dev/null || true
     ;;
-pg-stop) pg_stop "$dir" ;;
+pg-stop) pg_stop "$dir" QUIT ;;
 pg-start) pg_start "$dir" ;;
 stop)
     pg_stop "$dir"

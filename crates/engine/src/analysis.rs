@@ -181,13 +181,16 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         );
     }
     if let Some(db) = c.server.and_then(|s| s.db_pool) {
-        if db.per_request > 1 && (db.nested_waits > 0 || db.timeouts > 0) {
-            let tasks = match db.peak_requests {
-                0 => c.concurrency as u64,
-                n => n.min(c.concurrency as u64),
-            };
-            let cap = db.size + db.overflow;
-            let needed = db.deadlock_free_minimum(tasks);
+        let tasks = match db.peak_requests {
+            0 => c.concurrency as u64,
+            n => n.min(c.concurrency as u64),
+        };
+        let cap = db.size + db.overflow;
+        let needed = db.deadlock_free_minimum(tasks);
+        // Waits while connections open are harmless when the pool is big
+        // enough; timeouts, or nested waits in a pool too small, are not.
+        let starved = db.timeouts > 0 || (db.nested_waits > 0 && cap < needed);
+        if db.per_request > 1 && starved {
             f.add(
                 "nested-checkout-starvation",
                 "nested-checkout starvation in the service: handlers holding one database connection wait for a second from the same pool, so the pool deadlocks until the checkout timeout",

@@ -1,6 +1,7 @@
 //! One run of one grid cell: a fresh strategy, the load model's workers,
 //! and what they recorded.
 use crate::batch::{self, Sample};
+use crate::checkout::Checkout;
 use crate::closed;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::exchange::Shared;
@@ -9,7 +10,6 @@ use crate::open;
 use crate::plan::{CellSpec, Plan};
 use crate::record::Recorder;
 use crate::timeline::{bucket, Stall, Timeline};
-use crate::checkout::Checkout;
 use poolbench_pool::{BuildError, MetricsSnapshot};
 use poolbench_targets::Target;
 use std::sync::atomic::AtomicU64;

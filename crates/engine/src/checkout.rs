@@ -3,9 +3,9 @@
 //! `bb8:N`). The libraries run their generic pools over the same
 //! `Connector` as ours, so every strategy does identical work per request
 //! and only the pool logic differs.
-use poolbench_pool::{AcquireError, BuildError, Lease, MetricsSnapshot, PoolConfig, Strategy};
-use poolbench_pool::StrategySpec;
 use crate::record::Fault;
+use poolbench_pool::StrategySpec;
+use poolbench_pool::{AcquireError, BuildError, Lease, MetricsSnapshot, PoolConfig, Strategy};
 use poolbench_targets::{ErrorKind, RequestError, Target};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -1,8 +1,8 @@
 //! What every load model shares: the cell's strategy and target, its
 //! windows, and one exchange (acquire, send, release).
+use crate::checkout::{Checked, Checkout};
 use crate::load::Schedule;
 use crate::record::{Fault, Recorder, Timing};
-use crate::checkout::{Checked, Checkout};
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -92,7 +92,10 @@ fn resolve(url: &str, default_port: u16) -> Result<SocketAddr, String> {
     use std::net::ToSocketAddrs;
     let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
     let host_port = rest.split(['/', '?']).next().unwrap_or("");
-    let host_port = host_port.rsplit_once('@').map(|(_, h)| h).unwrap_or(host_port);
+    let host_port = host_port
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(host_port);
     let with_port = if host_port.contains(':') {
         host_port.to_string()
     } else {
@@ -225,8 +228,10 @@ impl Authors {
             None => None,
         };
         if let Some(c) = cache.as_mut() {
-            let hit: Result<Option<String>, _> =
-                redis::cmd("GET").arg(&key).query_async(c.connection()).await;
+            let hit: Result<Option<String>, _> = redis::cmd("GET")
+                .arg(&key)
+                .query_async(c.connection())
+                .await;
             match hit {
                 Ok(Some(body)) => {
                     self.hits.fetch_add(1, Relaxed);
@@ -291,7 +296,9 @@ impl Cache {
         if !poolbench_pool::Connector::is_broken(&self.target, &mut conn.clone()) {
             return Some(conn);
         }
-        let fresh = poolbench_pool::Connector::connect(&self.target).await.ok()?;
+        let fresh = poolbench_pool::Connector::connect(&self.target)
+            .await
+            .ok()?;
         *self.conn.lock() = fresh.clone();
         Some(fresh)
     }
@@ -304,15 +311,15 @@ fn unavailable(e: AcquireError<RequestError>) -> Resp {
     )
 }
 
-fn failed(
-    conn: &mut poolbench_pool::Lease<PostgresTarget>,
-    e: &tokio_postgres::Error,
-) -> Resp {
+fn failed(conn: &mut poolbench_pool::Lease<PostgresTarget>, e: &tokio_postgres::Error) -> Resp {
     let e = classify(e);
     if e.broken {
         conn.mark_broken();
     }
-    text(StatusCode::INTERNAL_SERVER_ERROR, format!("database: {}\n", e.message))
+    text(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        format!("database: {}\n", e.message),
+    )
 }
 
 fn text(status: StatusCode, body: String) -> Resp {

@@ -22,9 +22,9 @@ mod serve;
 mod service;
 mod stats;
 
+pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
 pub use config::{ConfigError, ServerConfig, MAX_BODY_SIZE};
 pub use delay::DelaySpec;
 pub use embedded::EmbeddedServer;
-pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
 pub use serve::{serve, serve_service};
 pub use stats::{Stats, StatsSnapshot};

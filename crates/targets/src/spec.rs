@@ -72,7 +72,11 @@ impl FromStr for TargetSpec {
             return Err(invalid("no host"));
         }
         // Without any user:password@ (PostgreSQL and Redis URLs carry one).
-        let authority = format!("{}:{}", auth.host(), auth.port_u16().unwrap_or(default_port));
+        let authority = format!(
+            "{}:{}",
+            auth.host(),
+            auth.port_u16().unwrap_or(default_port)
+        );
         let path = uri
             .path_and_query()
             .map(|p| p.as_str())
