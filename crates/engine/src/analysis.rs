@@ -244,7 +244,7 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         own * 100.0,
         machine * 100.0
     );
-    if own < GENERATOR_SHARE && own < 0.9 && machine >= 0.9 {
+    if own < GENERATOR_SHARE && machine >= 0.9 {
         f.add(
             "machine-busy",
             "other processes kept the CPU saturated while poolbench ran: the figures are disturbed",

@@ -242,7 +242,7 @@ impl Authors {
             }
             self.misses.fetch_add(1, Relaxed);
         }
-        let body = match self.from_db(id).await {
+        let body = match self.read_db(id).await {
             Ok(Some(body)) => body,
             Ok(None) => return text(StatusCode::NOT_FOUND, "no such author\n".into()),
             Err(resp) => return resp,
@@ -259,7 +259,7 @@ impl Authors {
         text(StatusCode::OK, body)
     }
 
-    async fn from_db(&self, id: i32) -> Result<Option<String>, Resp> {
+    async fn read_db(&self, id: i32) -> Result<Option<String>, Resp> {
         let mut conn = self.pool.acquire().await.map_err(unavailable)?;
         let row = conn
             .client()
