@@ -17,13 +17,15 @@ cargo build --release -q -p poolbench
 bin=${CARGO_TARGET_DIR:-target}/release/poolbench
 
 tmp=$(mktemp -d /tmp/poolbench-vs-pgbench.XXXXXX)
+# Its own directory: the postgres user must be able to reach it.
+services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
 cleanup() {
-    scripts/services.sh stop "$tmp/services" || true
-    rm -rf "$tmp"
+    scripts/services.sh stop "$services" || true
+    rm -rf "$tmp" "$services"
 }
 trap cleanup EXIT
-scripts/services.sh start "$tmp/services" pg >/dev/null
-url=$(cat "$tmp/services/pg/url")
+scripts/services.sh start "$services" pg >/dev/null
+url=$(cat "$services/pg/url")
 command -v pgbench >/dev/null || { echo "pgbench is missing (postgresql-contrib)" >&2; exit 1; }
 echo 'SELECT 1;' >"$tmp/select1.sql"
 

@@ -17,13 +17,15 @@ cargo build --release -q -p poolbench
 bin=${CARGO_TARGET_DIR:-target}/release/poolbench
 
 tmp=$(mktemp -d /tmp/poolbench-vs-redis.XXXXXX)
+# Its own directory: the postgres user must be able to reach it.
+services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
 cleanup() {
-    scripts/services.sh stop "$tmp/services" || true
-    rm -rf "$tmp"
+    scripts/services.sh stop "$services" || true
+    rm -rf "$tmp" "$services"
 }
 trap cleanup EXIT
-scripts/services.sh start "$tmp/services" redis >/dev/null
-url=$(cat "$tmp/services/redis/url")
+scripts/services.sh start "$services" redis >/dev/null
+url=$(cat "$services/redis/url")
 port=$(echo "$url" | sed 's#.*:\([0-9]*\)/.*#\1#')
 
 echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"

@@ -9,7 +9,8 @@
 #   scripts/services.sh stop DIR                  stop everything in DIR
 #
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
-# to the `postgres` user and its binaries run as that user. Every server is
+# to the `postgres` user and its binaries run as that user (so DIR's parents
+# must be searchable by it, as mktemp -d under /tmp is once DIR is made 755). Every server is
 # stopped by the PID it wrote, never by name.
 set -euo pipefail
 
