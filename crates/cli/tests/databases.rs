@@ -152,6 +152,36 @@ fn per_request_opens_one_postgres_connection_per_request_and_pool_at_most_n() {
     );
 }
 
+#[test]
+fn redis_sees_one_connection_per_request_under_per_request() {
+    let url = redis_url();
+    let before = services::redis_connections_received(&url);
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "per-request",
+        "-c",
+        "2",
+        "-d",
+        "400ms",
+        "--warmup",
+        "0s",
+    ]);
+    let after = services::redis_connections_received(&url);
+    let c = &r["cells"][0];
+    let opened = c["connections"]["opened"].as_u64().unwrap();
+    let measured = c["requests"].as_u64().unwrap();
+    // Other tests of this binary may connect meanwhile: Redis saw at least
+    // one connection per measured request.
+    let seen = after - before - 1;
+    assert!(measured > 10, "{measured}");
+    assert!(
+        seen >= measured && opened >= measured,
+        "Redis saw {seen} connections, poolbench opened {opened}, for {measured} requests"
+    );
+}
+
 fn run_fails(args: &[&str]) -> String {
     let start = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
@@ -171,6 +201,10 @@ fn bad_database_input_fails_before_the_run_with_the_cause() {
     let wrong = url.replace("poolbench-secret", "not-the-password");
     let err = run_fails(&["run", &wrong, "-c", "2", "-d", "1s"]);
     assert!(err.contains("password authentication failed"), "{err}");
+    assert!(
+        !err.contains("not-the-password"),
+        "the password is not printed: {err}"
+    );
     let (base, _) = url.rsplit_once('/').unwrap();
     let err = run_fails(&["run", &format!("{base}/no_such_db"), "-c", "2", "-d", "1s"]);
     assert!(err.contains("does not exist"), "{err}");

@@ -79,6 +79,29 @@ pub fn pg_execute(url: &str, sql: &str) {
     })
 }
 
+/// Connections Redis has accepted since it started (this query's included).
+pub fn redis_connections_received(url: &str) -> u64 {
+    use std::io::{Read, Write};
+    let addr = url
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).expect("connect to Redis");
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    s.write_all(b"INFO stats\r\n").unwrap();
+    let mut text = String::new();
+    let mut buf = [0u8; 8192];
+    while !text.contains("total_connections_received:") || !text.ends_with("\r\n") {
+        let n = s.read(&mut buf).expect("INFO answers");
+        assert!(n > 0, "Redis closed the connection");
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("total_connections_received:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("total_connections_received")
+}
+
 /// `poolbench serve ARGS` on a free port, stopped (by PID) when dropped.
 pub struct Serve {
     child: Child,
