@@ -124,12 +124,17 @@ impl Authors {
         let connect_timeout = Duration::from_secs(5);
         let target = PostgresTarget::new(&config.url, addr, &query, connect_timeout)?;
         let why = |e: RequestError| format!("PostgreSQL at {addr}: {}", e.message);
+        // One service at a time creates the table: concurrent CREATE TABLE
+        // IF NOT EXISTS of the same name can collide in the catalog.
         target
             .setup(&format!(
-                "CREATE TABLE IF NOT EXISTS authors (id integer PRIMARY KEY, name text NOT NULL, bio text NOT NULL);
+                "BEGIN;
+                 SELECT pg_advisory_xact_lock(7041976);
+                 CREATE TABLE IF NOT EXISTS authors (id integer PRIMARY KEY, name text NOT NULL, bio text NOT NULL);
                  INSERT INTO authors (id, name, bio)
                    SELECT g, 'Author ' || g, md5(g::text) FROM generate_series(1, {AUTHORS}) g
-                   ON CONFLICT (id) DO NOTHING;"
+                   ON CONFLICT (id) DO NOTHING;
+                 COMMIT;"
             ))
             .await
             .map_err(why)?;
