@@ -34,7 +34,8 @@ pub(crate) struct RunArgs {
 
     /// Strategies (repeat or comma list): per-request, shared,
     /// round-robin:N, least-loaded:N, pool:N, elastic:N+M,
-    /// take-or-create:N, partitioned:KxN. A sized one without a size takes
+    /// take-or-create:N, partitioned:KxN; library baselines deadpool:N,
+    /// bb8:N (their generic pools over the same connector). A sized one without a size takes
     /// each --pool size. [default: pool; built-in: the first six]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,
@@ -91,6 +92,20 @@ pub(crate) struct RunArgs {
     /// runs: the nested checkout that deadlocks pools smaller than c+1.
     #[arg(long)]
     pub(crate) nested: bool,
+
+    /// postgres://: the query each request runs, prepared once per
+    /// connection. [default: SELECT 1]
+    #[arg(long)]
+    pub(crate) query: Option<String>,
+
+    /// postgres://: SQL run once before the run (e.g. CREATE TABLE ...).
+    #[arg(long)]
+    pub(crate) setup: Option<String>,
+
+    /// redis://: the command each request sends, e.g. "GET key".
+    /// [default: PING]
+    #[arg(long)]
+    pub(crate) command: Option<String>,
 
     /// Probe for a batching server: send D requests ahead on one HTTP/1.1
     /// connection and count responses per read.
@@ -260,4 +275,34 @@ pub(crate) struct ServeArgs {
     /// Server runtime threads. [default: number of cores]
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
+
+    /// Service mode: serve GET /authors/{id} from this PostgreSQL database
+    /// (postgres://user:password@host:port/db), through this project's pool.
+    #[arg(long)]
+    pub(crate) db: Option<String>,
+
+    /// Connections the database pool keeps.
+    #[arg(long, default_value_t = 5, value_parser = parse::pool_size, requires = "db")]
+    pub(crate) db_pool: usize,
+
+    /// Extra database connections opened under load, closed when idle.
+    #[arg(long, default_value_t = 10, requires = "db")]
+    pub(crate) db_overflow: usize,
+
+    /// Longest wait for a database connection; then the request fails 503.
+    #[arg(long, default_value = "30s", value_parser = parse::duration, requires = "db")]
+    pub(crate) db_timeout: Duration,
+
+    /// Extra time each query takes on the database side (pg_sleep).
+    #[arg(long, default_value = "0s", value_parser = parse::duration, requires = "db")]
+    pub(crate) db_delay: Duration,
+
+    /// Redis read-through cache for /authors (redis://host:port/).
+    #[arg(long, requires = "db")]
+    pub(crate) cache: Option<String>,
+
+    /// The handler takes a second database connection while holding the
+    /// first (the nested checkout that starves a small pool).
+    #[arg(long, requires = "db")]
+    pub(crate) nested: bool,
 }

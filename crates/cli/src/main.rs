@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod http_probe;
 mod parse;
 mod progress;
 mod run_cmd;

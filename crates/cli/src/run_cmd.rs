@@ -1,4 +1,5 @@
 use crate::args::{ArrivalArg, Format, RunArgs};
+use crate::http_probe::HttpProbe;
 use crate::progress::Progress;
 use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
@@ -37,13 +38,19 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
 
-    let probe = server.as_ref().map(|(s, _)| StatsProbe(s.stats()));
+    let probe: Option<Box<dyn ServerProbe>> = match &server {
+        Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),
+        // A poolbench server elsewhere (e.g. service mode) shows its counters.
+        None if plan.target.scheme == "http" => plan
+            .target
+            .resolve()
+            .ok()
+            .and_then(|addr| HttpProbe::connect(addr, &plan.target.authority))
+            .map(|p| Box::new(p) as Box<dyn ServerProbe>),
+        None => None,
+    };
     let progress = Progress::new(plan.cells().len(), a.quiet);
-    let outcome = poolbench_engine::run(
-        &plan,
-        probe.as_ref().map(|p| p as &dyn ServerProbe),
-        &progress,
-    );
+    let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
     let mut result = outcome.map_err(|e| match e {
         EngineError::Runtime(_) => Failure::runtime(e),
@@ -93,6 +100,11 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.requests = a.requests;
     plan.timeout = a.timeout;
     plan.connect_timeout = a.connect_timeout;
+    plan.pool.checkout_timeout = a.checkout_timeout;
+    plan.pool.fail_on_nested = a.fail_on_nested;
+    plan.reps = a.reps;
+    plan.nested = a.nested;
+    plan.pipeline = a.pipeline;
     plan.target_options = TargetOptions {
         http_version: match (a.http1, a.http2) {
             (true, _) => HttpVersion::Http1,
@@ -101,12 +113,10 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         },
         insecure: a.insecure,
         cacert: a.cacert.clone(),
+        query: a.query.clone(),
+        setup: a.setup.clone(),
+        command: a.command.clone(),
     };
-    plan.pool.checkout_timeout = a.checkout_timeout;
-    plan.pool.fail_on_nested = a.fail_on_nested;
-    plan.reps = a.reps;
-    plan.nested = a.nested;
-    plan.pipeline = a.pipeline;
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {
             ArrivalArg::Constant => Arrival::Constant,
@@ -160,6 +170,7 @@ impl ServerProbe for StatsProbe {
             requests: s.requests,
             inflight_peak: s.inflight_peak,
             service_ns_total: s.service_ns_total,
+            db_pool: None,
         }
     }
 }

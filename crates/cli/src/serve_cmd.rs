@@ -1,6 +1,6 @@
 use crate::args::ServeArgs;
 use crate::Failure;
-use poolbench_server::{Listeners, ServerConfig, Stats};
+use poolbench_server::{Authors, DbConfig, Listeners, ServerConfig, Stats, AUTHORS};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -39,6 +39,22 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         .build()
         .map_err(Failure::runtime)?;
     runtime.block_on(async move {
+        let authors = match &a.db {
+            Some(url) => Some(Arc::new(
+                Authors::open(DbConfig {
+                    url: url.clone(),
+                    pool: a.db_pool,
+                    overflow: a.db_overflow,
+                    timeout: a.db_timeout,
+                    delay: a.db_delay,
+                    cache: a.cache.clone(),
+                    nested: a.nested,
+                })
+                .await
+                .map_err(Failure::input)?,
+            )),
+            None => None,
+        };
         let listeners = Listeners::bind(&config).await.map_err(Failure::input)?;
         let addrs = listeners.addrs().map_err(Failure::runtime)?;
         // One line per listener, first, so scripts can read the ports.
@@ -49,10 +65,23 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         if let Some(grpc) = addrs.grpc {
             println!("grpc {grpc}");
         }
+        if let Some(a) = &authors {
+            let s = a.stats();
+            println!(
+                "serving http://{}/authors/{{1..{AUTHORS}}} from PostgreSQL, pool {}+{} overflow",
+                addrs.http, s.size, s.overflow
+            );
+        }
         let _ = std::io::stdout().flush();
-        poolbench_server::serve_all(listeners, config, Arc::new(Stats::new()), stop_signal())
-            .await
-            .map_err(Failure::runtime)
+        poolbench_server::serve_all(
+            listeners,
+            config,
+            Arc::new(Stats::new()),
+            authors,
+            stop_signal(),
+        )
+        .await
+        .map_err(Failure::runtime)
     })
 }
 

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pitfall {
     /// Stable name: `pool-queueing`, `closed-loop-ceiling`, `few-samples`,
-    /// `unequal-caps`, `reconnects`, `nested-checkout`, `errors`,
+    /// `unequal-caps`, `reconnects`, `nested-checkout`,
+    /// `nested-checkout-starvation`, `errors`,
     /// `not-achieved`, `generator-saturated`, `machine-busy`, `batching-server`, `stall`.
     pub id: String,
     /// What it means, in one line.
@@ -178,6 +179,40 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
                 c.concurrency + 1
             ),
         );
+    }
+    if let Some(db) = c.server.and_then(|s| s.db_pool) {
+        let tasks = match db.peak_requests {
+            0 => c.concurrency as u64,
+            n => n.min(c.concurrency as u64),
+        };
+        let cap = db.size + db.overflow;
+        let needed = db.deadlock_free_minimum(tasks);
+        // Waits while connections open are harmless when the pool is big
+        // enough; timeouts, or nested waits in a pool too small, are not.
+        let starved = db.timeouts > 0 || (db.nested_waits > 0 && cap < needed);
+        if db.per_request > 1 && starved {
+            f.add(
+                "nested-checkout-starvation",
+                "nested-checkout starvation in the service: handlers holding one database connection wait for a second from the same pool, so the pool deadlocks until the checkout timeout",
+                Some(c),
+                format!(
+                    "{}: database pool {}+{} = {cap} connections, {tasks} concurrent requests each holding {}: {} nested waits, {} checkout timeouts, peak {} in use; deadlock-free needs T×(C−1)+1 = {tasks}×({}−1)+1 = {needed}{}",
+                    label(c),
+                    db.size,
+                    db.overflow,
+                    db.per_request,
+                    db.nested_waits,
+                    db.timeouts,
+                    db.peak_in_use,
+                    db.per_request,
+                    if cap < needed {
+                        format!(" (the pool is {} short)", needed - cap)
+                    } else {
+                        String::new()
+                    }
+                ),
+            );
+        }
     }
     if c.errors.total > 0 {
         let kinds: Vec<String> = c

@@ -1,6 +1,7 @@
 //! One run of one grid cell: a fresh strategy, the load model's workers,
 //! and what they recorded.
 use crate::batch::{self, Sample};
+use crate::checkout::Checkout;
 use crate::closed;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::exchange::Shared;
@@ -9,7 +10,7 @@ use crate::open;
 use crate::plan::{CellSpec, Plan};
 use crate::record::Recorder;
 use crate::timeline::{bucket, Stall, Timeline};
-use poolbench_pool::{BuildError, MetricsSnapshot, Strategy};
+use poolbench_pool::{BuildError, MetricsSnapshot};
 use poolbench_targets::Target;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -45,10 +46,10 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     cell: CellSpec,
     plan: &Plan,
 ) -> Result<CellOutcome, BuildError> {
-    let strategy = Strategy::new(&cell.strategy, target.clone(), plan.pool.clone())?;
+    let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
     // Connect failures while prefilling show up again as counted errors
     // when the workers connect.
-    let _ = strategy.prefill().await;
+    strategy.prefill().await;
     let cpu_before = process_cpu();
     let machine_before = machine_jiffies();
     let origin = Instant::now();

@@ -1,8 +1,8 @@
 //! What every load model shares: the cell's strategy and target, its
 //! windows, and one exchange (acquire, send, release).
+use crate::checkout::{Checked, Checkout};
 use crate::load::Schedule;
 use crate::record::{Fault, Recorder, Timing};
-use poolbench_pool::{AcquireError, Lease, Strategy};
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::time::Sleep;
 
 pub(crate) struct Shared<T: Target> {
-    pub(crate) strategy: Strategy<T>,
+    pub(crate) strategy: Checkout<T>,
     pub(crate) target: T,
     pub(crate) timeout: Duration,
     /// Each request holds a second lease while it runs (nested checkout).
@@ -76,16 +76,8 @@ impl<T: Target> Shared<T> {
         Window::Measured
     }
 
-    async fn lease(&self, key: usize) -> Result<Lease<T>, Fault> {
-        match self.strategy.acquire_keyed(key).await {
-            Ok(lease) => Ok(lease),
-            Err(AcquireError::Timeout(_)) => Err(ErrorKind::CheckoutTimeout.into()),
-            Err(AcquireError::NestedCheckout { .. }) => Err(ErrorKind::NestedCheckout.into()),
-            Err(AcquireError::Connect(e)) => Err(Fault {
-                kind: e.kind,
-                code: e.code,
-            }),
-        }
+    async fn lease(&self, key: usize) -> Result<Checked<T>, Fault> {
+        self.strategy.acquire(key).await
     }
 
     /// Acquire, send, release. A request the connection closed under before

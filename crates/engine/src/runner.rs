@@ -64,7 +64,7 @@ pub fn run(
     runtime
         .block_on(target.prepare())
         .map_err(|e| EngineError::Prepare {
-            target: plan.target.url.clone(),
+            target: plan.target.redacted(),
             reason: e.message,
         })?;
     runtime
@@ -81,7 +81,7 @@ pub fn run(
             }
         })
         .map_err(|reason| EngineError::Unreachable {
-            target: plan.target.url.clone(),
+            target: plan.target.redacted(),
             reason,
         })?;
 
@@ -96,7 +96,7 @@ pub fn run(
                     Duration::from_secs(10),
                 ))
                 .map_err(|reason| EngineError::Unreachable {
-                    target: plan.target.url.clone(),
+                    target: plan.target.redacted(),
                     reason: format!("pipelining probe failed: {reason}"),
                 })?,
         ),
@@ -127,7 +127,7 @@ pub fn run(
     drop(runtime);
     let mut result = RunResult {
         schema_version: SCHEMA_VERSION,
-        target: plan.target.url.clone(),
+        target: plan.target.redacted(),
         machine: Machine::current(),
         config: plan.clone(),
         server: None,

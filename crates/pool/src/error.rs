@@ -48,4 +48,7 @@ pub enum BuildError {
     /// The strategy needs a size and none was given.
     #[error("strategy \"{0}\" needs a size, e.g. {0}:16")]
     MissingSize(String),
+    /// A pool library's strategy: its caller builds that library's pool.
+    #[error("strategy \"{0}\" is a pool library's: build it with that library")]
+    Library(String),
 }

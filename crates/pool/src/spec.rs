@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 /// A strategy by name, as users write it: `per-request`, `shared`,
 /// `round-robin:N`, `least-loaded:N`, `pool:N`, `elastic:N+M`,
-/// `take-or-create:N`, `partitioned:KxN`.
+/// `take-or-create:N`, `partitioned:KxN`; and the library baselines
+/// `deadpool:N`, `bb8:N`.
 ///
 /// Sized strategies may be written without a size (`pool`); the size is then
 /// filled in later with [`StrategySpec::with_size`].
@@ -28,6 +29,11 @@ pub enum StrategySpec {
     TakeOrCreate(Option<usize>),
     /// K independent `pool:N`s; requests spread over them by a key.
     Partitioned(Option<usize>, Option<usize>),
+    /// The `deadpool` crate's managed pool of N, as a baseline. Runs only
+    /// where a caller supplies that library (the engine does).
+    Deadpool(Option<usize>),
+    /// The `bb8` crate's pool of N, as a baseline (like `Deadpool`).
+    Bb8(Option<usize>),
 }
 
 impl StrategySpec {
@@ -42,7 +48,15 @@ impl StrategySpec {
             StrategySpec::Elastic(..) => "elastic",
             StrategySpec::TakeOrCreate(_) => "take-or-create",
             StrategySpec::Partitioned(..) => "partitioned",
+            StrategySpec::Deadpool(_) => "deadpool",
+            StrategySpec::Bb8(_) => "bb8",
         }
+    }
+
+    /// True for a pool library's strategy (`deadpool:N`, `bb8:N`), which
+    /// [`Strategy::new`](crate::Strategy::new) does not build.
+    pub fn is_library(&self) -> bool {
+        matches!(self, StrategySpec::Deadpool(_) | StrategySpec::Bb8(_))
     }
 
     /// True when the strategy takes a size and none was written.
@@ -55,6 +69,8 @@ impl StrategySpec {
                 | StrategySpec::Pool(None)
                 | StrategySpec::Elastic(None, _)
                 | StrategySpec::TakeOrCreate(None)
+                | StrategySpec::Deadpool(None)
+                | StrategySpec::Bb8(None)
         )
     }
 
@@ -74,6 +90,8 @@ impl StrategySpec {
                 StrategySpec::Elastic(Some(n), Some(m.unwrap_or((n / 2).max(1))))
             }
             StrategySpec::TakeOrCreate(None) => StrategySpec::TakeOrCreate(Some(n)),
+            StrategySpec::Deadpool(None) => StrategySpec::Deadpool(Some(n)),
+            StrategySpec::Bb8(None) => StrategySpec::Bb8(Some(n)),
             other => other,
         }
     }
@@ -88,7 +106,9 @@ impl StrategySpec {
             | StrategySpec::LeastLoaded(n)
             | StrategySpec::Pool(n)
             | StrategySpec::Elastic(n, _)
-            | StrategySpec::TakeOrCreate(n) => n,
+            | StrategySpec::TakeOrCreate(n)
+            | StrategySpec::Deadpool(n)
+            | StrategySpec::Bb8(n) => n,
         }
     }
 }
@@ -146,6 +166,8 @@ impl FromStr for StrategySpec {
             },
             "pool" => StrategySpec::Pool(sized(arg)?),
             "take-or-create" => StrategySpec::TakeOrCreate(sized(arg)?),
+            "deadpool" => StrategySpec::Deadpool(sized(arg)?),
+            "bb8" => StrategySpec::Bb8(sized(arg)?),
             "elastic" => match arg {
                 None => StrategySpec::Elastic(None, None),
                 Some(arg) => match arg.split_once('+') {
@@ -159,7 +181,7 @@ impl FromStr for StrategySpec {
             _ => {
                 return Err(err(
                     "unknown strategy; expected per-request, shared, round-robin:N, \
-                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N or partitioned:KxN",
+                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N, partitioned:KxN, deadpool:N or bb8:N",
                 ))
             }
         };

@@ -44,6 +44,9 @@ impl<C: Connector + Clone> Strategy<C> {
         if spec.needs_size() {
             return Err(BuildError::MissingSize(spec.kind().to_string()));
         }
+        if spec.is_library() {
+            return Err(BuildError::Library(spec.to_string()));
+        }
         let checkout_timeout = config.checkout_timeout;
         let exclusive = |limit: Option<usize>, max_idle: usize, core: usize| {
             Arc::new(Exclusive::new(
@@ -85,6 +88,9 @@ impl<C: Connector + Clone> Strategy<C> {
                     .map(|_| exclusive(Some(n), n, n))
                     .collect();
                 Inner::Partitioned(pools, AtomicUsize::new(0))
+            }
+            StrategySpec::Deadpool(_) | StrategySpec::Bb8(_) => {
+                return Err(BuildError::Library(spec.to_string()))
             }
         };
         let strategy = Strategy {

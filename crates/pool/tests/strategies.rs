@@ -334,7 +334,8 @@ const NAMES: [&str; 14] = [
 
 #[test]
 fn spec_display_round_trips() {
-    for name in NAMES.iter().chain(&["partitioned"]) {
+    let more = ["partitioned", "deadpool:4", "bb8:4", "deadpool", "bb8"];
+    for name in NAMES.iter().chain(&more) {
         let parsed: StrategySpec = spec(name);
         assert_eq!(parsed.to_string(), *name, "display of {name}");
         assert_eq!(spec(&parsed.to_string()), parsed, "reparse of {name}");
@@ -370,6 +371,8 @@ fn spec_parses_to_the_right_strategy() {
         ("partitioned:2X4", Partitioned(Some(2), Some(4))),
         (" pool:8 ", Pool(Some(8))),
         ("pool", Pool(None)),
+        ("deadpool:4", Deadpool(Some(4))),
+        ("bb8:4", Bb8(Some(4))),
     ];
     for (name, want) in cases {
         assert_eq!(spec(name), want, "{name:?}");
@@ -379,6 +382,19 @@ fn spec_parses_to_the_right_strategy() {
     assert_eq!(spec("elastic:4+2").size(), Some(4));
     assert_eq!(spec("shared").size(), None);
     assert_eq!(spec("pool").size(), None);
+    assert_eq!(spec("bb8").with_size(3), Bb8(Some(3)));
+    assert!(spec("deadpool:2").is_library() && !spec("pool:2").is_library());
+}
+
+#[test]
+fn library_strategies_are_not_built_here() {
+    let fake = Fake::new();
+    for name in ["deadpool:2", "bb8:2"] {
+        match Strategy::new(&spec(name), fake.clone(), PoolConfig::default()) {
+            Err(BuildError::Library(n)) => assert_eq!(n, name),
+            other => panic!("{name}: {:?}", other.err()),
+        }
+    }
 }
 
 #[test]

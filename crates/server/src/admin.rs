@@ -6,6 +6,7 @@ use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 use hyper::body::Incoming;
 
+use crate::authors::Authors;
 use crate::service::{Resp, TEXT_PLAIN};
 use crate::stats::Stats;
 
@@ -14,7 +15,7 @@ pub(crate) const ADMIN_PREFIX: &str = "/_poolbench/";
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// `GET /_poolbench/stats`, `POST /_poolbench/stats/reset`; 405 or 404 otherwise.
-pub(crate) fn admin(req: &Request<Incoming>, stats: &Stats) -> Resp {
+pub(crate) fn admin(req: &Request<Incoming>, stats: &Stats, authors: Option<&Authors>) -> Resp {
     let json = |body: Vec<u8>| {
         let mut resp = Response::new(Full::new(Bytes::from(body)));
         resp.headers_mut().insert(CONTENT_TYPE, APPLICATION_JSON);
@@ -33,10 +34,15 @@ pub(crate) fn admin(req: &Request<Incoming>, stats: &Stats) -> Resp {
     };
     match (req.method(), req.uri().path()) {
         (&Method::GET, "/_poolbench/stats") => {
-            json(serde_json::to_vec(&stats.snapshot()).unwrap_or_default())
+            let mut snapshot = stats.snapshot();
+            snapshot.db_pool = authors.map(Authors::stats);
+            json(serde_json::to_vec(&snapshot).unwrap_or_default())
         }
         (&Method::POST, "/_poolbench/stats/reset") => {
             stats.reset();
+            if let Some(a) = authors {
+                a.reset();
+            }
             json(br#"{"reset":true}"#.to_vec())
         }
         (_, "/_poolbench/stats") => status(StatusCode::METHOD_NOT_ALLOWED, Some("GET")),

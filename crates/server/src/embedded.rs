@@ -73,7 +73,8 @@ impl EmbeddedServer {
                         let _ = stop_rx.await;
                     };
                     // Run the accept loop on a worker, not on this thread.
-                    let server = tokio::spawn(serve_all(listeners, config, server_stats, stopped));
+                    let server =
+                        tokio::spawn(serve_all(listeners, config, server_stats, None, stopped));
                     let _ = server.await;
                 });
                 runtime.shutdown_timeout(Duration::from_secs(1));

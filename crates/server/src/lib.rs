@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 mod admin;
+mod authors;
 mod config;
 mod delay;
 mod embedded;
@@ -25,8 +26,9 @@ mod service;
 mod stats;
 mod tls;
 
+pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
 pub use config::{ConfigError, ServerConfig, MAX_BODY_SIZE};
 pub use delay::DelaySpec;
 pub use embedded::EmbeddedServer;
-pub use serve::{serve, serve_all, BoundAddrs, Listeners};
+pub use serve::{serve, serve_all, serve_service, BoundAddrs, Listeners};
 pub use stats::{Stats, StatsSnapshot};

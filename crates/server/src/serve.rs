@@ -18,6 +18,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::{self, JoinSet};
 use tokio_rustls::TlsAcceptor;
 
+use crate::authors::Authors;
 use crate::config::ServerConfig;
 use crate::grpc::GreeterService;
 use crate::service::{ConnService, ConnState, GreeterRoute, Shared};
@@ -110,13 +111,33 @@ pub async fn serve(
     stats: Arc<Stats>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    serve_all(Listeners::http_only(listener), config, stats, shutdown).await
+    serve_service(listener, config, stats, None, shutdown).await
+}
+
+/// [`serve`], plus service mode: `GET /authors/{id}` answered by `authors`
+/// (other paths as usual), its pool's counters in the stats.
+pub async fn serve_service(
+    listener: TcpListener,
+    config: ServerConfig,
+    stats: Arc<Stats>,
+    authors: Option<Arc<Authors>>,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    serve_all(
+        Listeners::http_only(listener),
+        config,
+        stats,
+        authors,
+        shutdown,
+    )
+    .await
 }
 
 /// Serves every listener until `shutdown` resolves, on the caller's runtime:
-/// HTTP/1.1 and h2c; TLS with ALPN (HTTP/1.1 or HTTP/2, and the Greeter for
-/// gRPC requests); the gRPC Greeter over h2c. On the plain HTTP listener a
-/// gRPC request is answered UNIMPLEMENTED.
+/// HTTP/1.1 and h2c (and service mode with `authors`); TLS with ALPN
+/// (HTTP/1.1 or HTTP/2, and the Greeter for gRPC requests); the gRPC Greeter
+/// over h2c. On the plain HTTP listener a gRPC request is answered
+/// UNIMPLEMENTED.
 ///
 /// On shutdown the listeners are closed at once, every open connection is
 /// shut down gracefully (in-flight requests finish), and connections still
@@ -126,12 +147,13 @@ pub async fn serve_all(
     listeners: Listeners,
     config: ServerConfig,
     stats: Arc<Stats>,
+    authors: Option<Arc<Authors>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     config
         .validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let shared = Arc::new(Shared::new(&config, stats));
+    let shared = Arc::new(Shared::new(&config, stats, authors));
     let greeter = GreeterServer::new(GreeterService {
         shared: Arc::clone(&shared),
     });

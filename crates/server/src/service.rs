@@ -19,6 +19,7 @@ use tokio::sync::Semaphore;
 use tower_service::Service as _;
 
 use crate::admin::{admin, ADMIN_PREFIX};
+use crate::authors::{self, Authors};
 use crate::config::ServerConfig;
 use crate::delay::Sampler;
 use crate::grpc::GreeterService;
@@ -50,10 +51,16 @@ pub(crate) struct Shared {
     pub(crate) idle_timeout: Option<Duration>,
     /// Periodic freezes: (start of the first period, stall, period).
     stall: Option<(Instant, Duration, Duration)>,
+    /// Service mode: `/authors/{id}` from PostgreSQL.
+    pub(crate) authors: Option<Arc<Authors>>,
 }
 
 impl Shared {
-    pub(crate) fn new(config: &ServerConfig, stats: Arc<Stats>) -> Shared {
+    pub(crate) fn new(
+        config: &ServerConfig,
+        stats: Arc<Stats>,
+        authors: Option<Arc<Authors>>,
+    ) -> Shared {
         let body: Vec<u8> = b"Hello, World!"
             .iter()
             .copied()
@@ -71,6 +78,7 @@ impl Shared {
             idle_timeout: Some(config.keepalive_timeout).filter(|d| !d.is_zero()),
             stall: (!config.stall.is_zero() && !config.stall_every.is_zero())
                 .then(|| (Instant::now(), config.stall, config.stall_every)),
+            authors,
         }
     }
 
@@ -194,7 +202,11 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
             if shared.idle_timeout.is_some() {
                 conn.touch();
             }
-            return ResponseFuture::Ready(Some(admin(&req, &shared.stats)));
+            return ResponseFuture::Ready(Some(admin(
+                &req,
+                &shared.stats,
+                shared.authors.as_deref(),
+            )));
         }
         let grpc = is_grpc(&req);
         if grpc && conn.greeter.is_none() {
@@ -204,6 +216,21 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         if !grpc {
             // The Greeter counts its own requests.
             shared.stats.request_received();
+        }
+        if let (false, Some(authors)) = (grpc, &shared.authors) {
+            if req.uri().path().starts_with(authors::PREFIX) {
+                let authors = Arc::clone(authors);
+                let guard = RequestGuard::new(conn, req.version() == Version::HTTP_2);
+                let path = req.uri().path().to_string();
+                let received = Instant::now();
+                return ResponseFuture::Slow(Box::pin(async move {
+                    let stats = &guard.0.shared.stats;
+                    let _processing = Processing::new(stats);
+                    let resp = authors.get(&path).await;
+                    stats.served(received.elapsed());
+                    resp
+                }));
+            }
         }
         let mut close = false;
         if let Some(max) = shared.max_requests {

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::authors::DbPoolStats;
+
 /// Live counters of the built-in server. Cheap to update from any thread.
 ///
 /// Requests to `/_poolbench/*` are not counted in `requests`/`inflight`.
@@ -55,6 +57,9 @@ pub struct StatsSnapshot {
     /// gRPC `SayHello` calls received since start or the last reset.
     #[serde(default)]
     pub grpc_requests: u64,
+    /// Service mode: the database pool's counters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_pool: Option<DbPoolStats>,
 }
 
 impl Stats {
@@ -77,6 +82,7 @@ impl Stats {
             tls_handshakes: self.tls_handshakes.load(Relaxed),
             h2_streams_peak: self.h2_streams_peak.load(Relaxed),
             grpc_requests: self.grpc_requests.load(Relaxed),
+            db_pool: None,
         }
     }
 

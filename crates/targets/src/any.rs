@@ -5,6 +5,8 @@ use crate::h2conn::H2Conn;
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::Http2Target;
 use crate::https::{HttpsConn, HttpsTarget};
+use crate::postgres::{PgConn, PostgresTarget};
+use crate::redis::{RedisConn, RedisTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
@@ -17,6 +19,8 @@ pub enum AnyTarget {
     Http2(Http2Target),
     Https(HttpsTarget),
     Grpc(GrpcTarget),
+    Postgres(PostgresTarget, Option<String>),
+    Redis(RedisTarget),
 }
 
 /// A connection opened by an [`AnyTarget`].
@@ -25,6 +29,8 @@ pub enum AnyConn {
     Http2(H2Conn),
     Https(HttpsConn),
     Grpc(GrpcConn),
+    Postgres(PgConn),
+    Redis(RedisConn),
 }
 
 impl AnyTarget {
@@ -50,6 +56,14 @@ impl AnyTarget {
             "grpc" | "grpcs" => {
                 GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)
             }
+            "postgres" | "postgresql" => {
+                PostgresTarget::new(&spec.url, addr, options.query(), connect_timeout)
+                    .map(|t| AnyTarget::Postgres(t, options.setup.clone()))
+                    .map_err(|e| TargetError::Invalid(spec.url.clone(), e))
+            }
+            "redis" => RedisTarget::new(&spec.url, addr, options.command(), connect_timeout)
+                .map(AnyTarget::Redis)
+                .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
             other => Err(TargetError::Scheme {
                 url: spec.url.clone(),
                 scheme: other.to_string(),
@@ -71,6 +85,8 @@ macro_rules! each {
             (AnyTarget::Http2($t), AnyConn::Http2($c)) => $body,
             (AnyTarget::Https($t), AnyConn::Https($c)) => $body,
             (AnyTarget::Grpc($t), AnyConn::Grpc($c)) => $body,
+            (AnyTarget::Postgres($t, _), AnyConn::Postgres($c)) => $body,
+            (AnyTarget::Redis($t), AnyConn::Redis($c)) => $body,
             _ => $else,
         }
     };
@@ -88,6 +104,8 @@ impl Connector for AnyTarget {
             // grow every other protocol's future (moved on each request).
             AnyTarget::Https(t) => Box::pin(t.connect()).await.map(AnyConn::Https),
             AnyTarget::Grpc(t) => Box::pin(t.connect()).await.map(AnyConn::Grpc),
+            AnyTarget::Postgres(t, _) => t.connect().await.map(AnyConn::Postgres),
+            AnyTarget::Redis(t) => t.connect().await.map(AnyConn::Redis),
         }
     }
 
@@ -105,6 +123,8 @@ impl Connector for AnyTarget {
             (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.share(c).map(AnyConn::Http2),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.share(c).map(AnyConn::Https),
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.share(c).map(AnyConn::Grpc),
+            (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.share(c).map(AnyConn::Postgres),
+            (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.share(c).map(AnyConn::Redis),
             _ => None,
         }
     }
@@ -117,6 +137,8 @@ impl Target for AnyTarget {
             AnyTarget::Http2(t) => t.prepare().await,
             AnyTarget::Https(t) => t.prepare().await,
             AnyTarget::Grpc(t) => t.prepare().await,
+            AnyTarget::Postgres(t, Some(sql)) => t.setup(sql).await,
+            AnyTarget::Postgres(..) | AnyTarget::Redis(_) => Ok(()),
         }
     }
 
@@ -128,6 +150,8 @@ impl Target for AnyTarget {
             // boxed, as for connect.
             (AnyTarget::Https(t), AnyConn::Https(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => Box::pin(t.send(c)).await,
+            (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.send(c).await,
+            (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.send(c).await,
             _ => Err(mismatch()),
         }
     }

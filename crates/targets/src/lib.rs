@@ -13,6 +13,8 @@ pub mod https;
 mod net;
 mod options;
 pub mod pipeline;
+pub mod postgres;
+pub mod redis;
 mod spec;
 mod tls;
 

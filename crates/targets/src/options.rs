@@ -16,6 +16,26 @@ pub struct TargetOptions {
     /// `https://`, `grpcs://`: trust the certificates in this PEM file (in
     /// addition to the system's). Default none.
     pub cacert: Option<PathBuf>,
+    /// `postgres://`: the query each request runs, prepared once per
+    /// connection. `None`: `SELECT 1`.
+    pub query: Option<String>,
+    /// `postgres://`: SQL run once before the run.
+    pub setup: Option<String>,
+    /// `redis://`: the command each request sends, e.g. `GET key`.
+    /// `None`: `PING`.
+    pub command: Option<String>,
+}
+
+impl TargetOptions {
+    /// The PostgreSQL query, or its default.
+    pub fn query(&self) -> &str {
+        self.query.as_deref().unwrap_or("SELECT 1")
+    }
+
+    /// The Redis command, or its default.
+    pub fn command(&self) -> &str {
+        self.command.as_deref().unwrap_or("PING")
+    }
 }
 
 /// The HTTP version an `https://` target asks the server for by ALPN.

@@ -44,6 +44,9 @@ pub const SCHEMES: &[(&str, u16)] = &[
     ("https", 443),
     ("grpc", 80),
     ("grpcs", 443),
+    ("postgres", 5432),
+    ("postgresql", 5432),
+    ("redis", 6379),
 ];
 
 fn expected() -> String {
@@ -75,10 +78,12 @@ impl FromStr for TargetSpec {
         if auth.host().is_empty() {
             return Err(invalid("no host"));
         }
-        let authority = match auth.port_u16() {
-            Some(_) => auth.as_str().to_string(),
-            None => format!("{}:{default_port}", auth.host()),
-        };
+        // Without any user:password@ (PostgreSQL and Redis URLs carry one).
+        let authority = format!(
+            "{}:{}",
+            auth.host(),
+            auth.port_u16().unwrap_or(default_port)
+        );
         let path = uri
             .path_and_query()
             .map(|p| p.as_str())
@@ -102,6 +107,21 @@ impl TargetSpec {
             .expect("a socket address makes a valid URL")
     }
 
+    /// The URL with any password replaced by `***`, for messages and reports.
+    pub fn redacted(&self) -> String {
+        let Some((scheme, rest)) = self.url.split_once("://") else {
+            return self.url.clone();
+        };
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        match rest[..end].rsplit_once('@') {
+            Some((userinfo, host)) => match userinfo.split_once(':') {
+                Some((user, _)) => format!("{scheme}://{user}:***@{host}{}", &rest[end..]),
+                None => self.url.clone(),
+            },
+            None => self.url.clone(),
+        }
+    }
+
     /// Resolve the host to one socket address (the first the resolver gives).
     pub fn resolve(&self) -> Result<SocketAddr, TargetError> {
         use std::net::ToSocketAddrs;
@@ -116,5 +136,23 @@ impl TargetSpec {
 impl fmt::Display for TargetSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.url)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TargetSpec;
+
+    #[test]
+    fn database_urls_resolve_without_their_credentials_and_print_without_the_password() {
+        let pg: TargetSpec = "postgres://u:secret@127.0.0.1:5433/db".parse().unwrap();
+        assert_eq!(pg.authority, "127.0.0.1:5433");
+        assert_eq!(pg.redacted(), "postgres://u:***@127.0.0.1:5433/db");
+        let default_port: TargetSpec = "postgresql://u@localhost/db".parse().unwrap();
+        assert_eq!(default_port.authority, "localhost:5432");
+        assert_eq!(default_port.redacted(), "postgresql://u@localhost/db");
+        let redis: TargetSpec = "redis://127.0.0.1/".parse().unwrap();
+        assert_eq!(redis.authority, "127.0.0.1:6379");
+        assert_eq!(redis.redacted(), "redis://127.0.0.1/");
     }
 }

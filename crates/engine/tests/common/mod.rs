@@ -22,6 +22,7 @@ impl ServerProbe for Probe {
             requests: s.requests,
             inflight_peak: s.inflight_peak,
             service_ns_total: s.service_ns_total,
+            db_pool: None,
         }
     }
 }

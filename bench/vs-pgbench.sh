@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# poolbench against pgbench on the same throwaway PostgreSQL, interleaved.
+#
+#   bench/vs-pgbench.sh [ROUNDS] [SECONDS]     (defaults: 3 rounds of 10 s)
+#
+# Starts PostgreSQL with scripts/services.sh (installing it if missing),
+# then alternates `pgbench -n -M prepared -c 10 -j 2 -T SECONDS -f select1.sql`
+# and `poolbench run postgres://... -s pool:10 -c 10 -d SECONDS` (SELECT 1,
+# prepared once per connection), and prints each side's median, the ratio
+# of medians, and the median of per-round ratios.
+set -euo pipefail
+rounds=${1:-3}
+seconds=${2:-10}
+cd "$(dirname "$0")/.."
+
+cargo build --release -q -p poolbench
+bin=${CARGO_TARGET_DIR:-target}/release/poolbench
+
+tmp=$(mktemp -d /tmp/poolbench-vs-pgbench.XXXXXX)
+# Its own directory: the postgres user must be able to reach it.
+services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
+cleanup() {
+    scripts/services.sh stop "$services" || true
+    rm -rf "$tmp" "$services"
+}
+trap cleanup EXIT
+scripts/services.sh start "$services" pg >/dev/null
+url=$(cat "$services/pg/url")
+command -v pgbench >/dev/null || { echo "pgbench is missing (postgresql-contrib)" >&2; exit 1; }
+echo 'SELECT 1;' >"$tmp/select1.sql"
+
+echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+echo "server:  PostgreSQL $(pgbench --version | awk '{print $NF}') at 127.0.0.1 (scripts/services.sh)"
+pg_tps=()
+pb_rps=()
+for i in $(seq "$rounds"); do
+    g=$(pgbench -n -M prepared -c 10 -j 2 -T "$seconds" -f "$tmp/select1.sql" "$url" 2>/dev/null |
+        awk '/^tps = / {print $3; exit}')
+    p=$("$bin" run "$url" -s pool:10 -c 10 -d "${seconds}s" --warmup 1s --quiet --format json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["cells"][0]["throughput_rps"])')
+    printf 'round %d: pgbench %10.0f tps     poolbench %10.0f req/s\n' "$i" "$g" "$p"
+    pg_tps+=("$g")
+    pb_rps+=("$p")
+done
+python3 - "${pg_tps[*]}" "${pb_rps[*]}" <<'PY'
+import statistics, sys
+gs = [float(x) for x in sys.argv[1].split()]
+ps = [float(x) for x in sys.argv[2].split()]
+g, p = statistics.median(gs), statistics.median(ps)
+paired = statistics.median(b / a for a, b in zip(gs, ps))
+print(f"median:  pgbench {g:,.0f} tps   poolbench {p:,.0f} req/s   ratio of medians {p / g:.2f}x")
+print(f"paired:  median of per-round ratios poolbench/pgbench {paired:.2f}x (target >= 0.9x)")
+PY

@@ -1,0 +1,300 @@
+//! `postgres://` and `redis://` targets against real servers (started by
+//! scripts/test.sh): every strategy, the library baselines, connection
+//! counts as the server sees them, and bad input.
+mod services;
+
+use services::{pg_scalar, pg_url, redis_url, run_json};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const EVERY_STRATEGY: &str = "per-request,shared,round-robin:3,least-loaded:3,pool:3,\
+elastic:2+2,take-or-create:3,partitioned:2x2,deadpool:3,bb8:3";
+
+fn assert_all_cells_work(result: &serde_json::Value, want: usize) {
+    let cells = result["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), want, "one cell per strategy");
+    for c in cells {
+        assert!(
+            c["ok"].as_u64().unwrap() > 0 && c["errors"]["total"] == 0,
+            "{} failed: {}",
+            c["strategy"],
+            c["errors"]
+        );
+    }
+}
+
+#[test]
+fn every_strategy_runs_against_postgres() {
+    let url = pg_url();
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        EVERY_STRATEGY,
+        "-c",
+        "6",
+        "-d",
+        "700ms",
+        "--warmup",
+        "100ms",
+    ]);
+    assert_all_cells_work(&r, 10);
+}
+
+#[test]
+fn every_strategy_runs_against_redis() {
+    let url = redis_url();
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        EVERY_STRATEGY,
+        "-c",
+        "6",
+        "-d",
+        "700ms",
+        "--warmup",
+        "100ms",
+        "--command",
+        "GET missing-key",
+    ]);
+    assert_all_cells_work(&r, 10);
+}
+
+/// Sessions PostgreSQL has counted for the database, once the count settles
+/// (backends report theirs as they exit).
+fn sessions(url: &str) -> i64 {
+    let sql = "SELECT sessions FROM pg_stat_database WHERE datname = current_database()";
+    let mut last = pg_scalar(url, sql);
+    for _ in 0..20 {
+        std::thread::sleep(Duration::from_millis(150));
+        // Each read is itself a session: a settled count grows by one.
+        let now = pg_scalar(url, sql);
+        if now == last + 1 {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
+#[test]
+fn per_request_opens_one_postgres_connection_per_request_and_pool_at_most_n() {
+    // A database of its own, so the other tests' sessions are not counted.
+    let base = pg_url();
+    let url = format!("{}/poolbench_sessions", base.rsplit_once('/').unwrap().0);
+    services::pg_execute(&base, "CREATE DATABASE poolbench_sessions");
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "per-request,pool:3",
+        "-c",
+        "4",
+        "-d",
+        "800ms",
+        "--warmup",
+        "0s",
+    ]);
+    let cells = r["cells"].as_array().unwrap();
+    let per_request = &cells[0];
+    let pool = &cells[1];
+    assert_eq!(per_request["strategy"], "per-request");
+    let requests = per_request["requests"].as_u64().unwrap()
+        + per_request["after_end"].as_u64().unwrap()
+        + per_request["unfinished"].as_u64().unwrap();
+    assert!(requests > 0);
+    // The client opened one connection per request.
+    let opened = per_request["connections"]["opened"].as_u64().unwrap();
+    assert!(
+        opened >= requests,
+        "{opened} connections for {requests} requests"
+    );
+    assert!(pool["connections"]["peak_open"].as_u64().unwrap() <= 3);
+
+    // And PostgreSQL agrees: per-request alone, then pool:3 alone.
+    let before = sessions(&url);
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "per-request",
+        "-c",
+        "4",
+        "-d",
+        "500ms",
+        "--warmup",
+        "0s",
+    ]);
+    let after = sessions(&url);
+    let c = &r["cells"][0];
+    let opened = c["connections"]["opened"].as_u64().unwrap() as i64;
+    let measured = c["requests"].as_u64().unwrap() as i64;
+    // The run's own sessions: its connections, the reachability check, and
+    // the one that read the count.
+    let seen = after - before - 1;
+    assert!(measured > 10, "{measured}");
+    assert!(
+        seen >= measured && seen <= opened + 2,
+        "PostgreSQL saw {seen} sessions; poolbench opened {opened} for {measured} measured requests"
+    );
+
+    let before = sessions(&url);
+    let r = run_json(&[
+        "run", &url, "-s", "pool:3", "-c", "8", "-d", "500ms", "--warmup", "0s",
+    ]);
+    let after = sessions(&url);
+    assert!(r["cells"][0]["ok"].as_u64().unwrap() > 100);
+    let seen = after - before - 1;
+    assert!(
+        (1..=3 + 2).contains(&seen),
+        "pool:3 made PostgreSQL see {seen} sessions"
+    );
+}
+
+#[test]
+fn redis_sees_one_connection_per_request_under_per_request() {
+    let url = redis_url();
+    let before = services::redis_connections_received(&url);
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "per-request",
+        "-c",
+        "2",
+        "-d",
+        "400ms",
+        "--warmup",
+        "0s",
+    ]);
+    let after = services::redis_connections_received(&url);
+    let c = &r["cells"][0];
+    let opened = c["connections"]["opened"].as_u64().unwrap();
+    let measured = c["requests"].as_u64().unwrap();
+    // Other tests of this binary may connect meanwhile: Redis saw at least
+    // one connection per measured request.
+    let seen = after - before - 1;
+    assert!(measured > 10, "{measured}");
+    assert!(
+        seen >= measured && opened >= measured,
+        "Redis saw {seen} connections, poolbench opened {opened}, for {measured} requests"
+    );
+}
+
+fn run_fails(args: &[&str]) -> String {
+    let start = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(20), "no hang");
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    err
+}
+
+#[test]
+fn bad_database_input_fails_before_the_run_with_the_cause() {
+    let url = pg_url();
+    let wrong = url.replace("poolbench-secret", "not-the-password");
+    let err = run_fails(&["run", &wrong, "-c", "2", "-d", "1s"]);
+    assert!(err.contains("password authentication failed"), "{err}");
+    assert!(
+        !err.contains("not-the-password"),
+        "the password is not printed: {err}"
+    );
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let err = run_fails(&["run", &format!("{base}/no_such_db"), "-c", "2", "-d", "1s"]);
+    assert!(err.contains("does not exist"), "{err}");
+    let err = run_fails(&["run", &url, "--query", "SELEC 1", "-c", "2", "-d", "1s"]);
+    assert!(err.contains("syntax error"), "{err}");
+    let err = run_fails(&[
+        "run",
+        &url,
+        "--setup",
+        "CREATE TABL t",
+        "-c",
+        "2",
+        "-d",
+        "1s",
+    ]);
+    assert!(
+        err.contains("setup") && err.contains("syntax error"),
+        "{err}"
+    );
+    let err = run_fails(&["serve", "--listen", "127.0.0.1:0", "--db", &wrong]);
+    assert!(err.contains("password authentication failed"), "{err}");
+}
+
+#[test]
+fn a_query_with_setup_and_redis_errors_are_counted_by_kind() {
+    let url = pg_url();
+    let r = run_json(&[
+        "run",
+        &url,
+        "--setup",
+        "CREATE TABLE IF NOT EXISTS kv (k int PRIMARY KEY, v text); \
+         INSERT INTO kv VALUES (1, 'one') ON CONFLICT DO NOTHING",
+        "--query",
+        "SELECT v FROM kv WHERE k = 1",
+        "-s",
+        "pool:2",
+        "-c",
+        "2",
+        "-d",
+        "300ms",
+        "--warmup",
+        "0s",
+    ]);
+    assert!(r["cells"][0]["ok"].as_u64().unwrap() > 0);
+    assert_eq!(r["cells"][0]["errors"]["total"], 0);
+
+    // A query that fails on the server at run time: counted, not fatal.
+    let r = run_json(&[
+        "run",
+        &url,
+        "--query",
+        "SELECT 1 / (random() * 0)::int",
+        "-s",
+        "shared",
+        "-c",
+        "2",
+        "-d",
+        "300ms",
+        "--warmup",
+        "0s",
+    ]);
+    let c = &r["cells"][0];
+    assert_eq!(c["ok"], 0);
+    assert!(
+        c["errors"]["by_kind"]["status"].as_u64().unwrap() > 0,
+        "{}",
+        c["errors"]
+    );
+
+    let r = run_json(&[
+        "run",
+        &redis_url(),
+        "--command",
+        "NOSUCHCOMMAND x",
+        "-s",
+        "pool:2",
+        "-c",
+        "2",
+        "-d",
+        "300ms",
+        "--warmup",
+        "0s",
+    ]);
+    let c = &r["cells"][0];
+    assert_eq!(c["ok"], 0);
+    assert!(
+        c["errors"]["by_kind"]["status"].as_u64().unwrap() > 0,
+        "{}",
+        c["errors"]
+    );
+    // Server errors leave the connections usable: no reconnects.
+    assert!(c["connections"]["opened"].as_u64().unwrap() <= 2);
+}

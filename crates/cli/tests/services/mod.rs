@@ -1,0 +1,213 @@
+//! Real PostgreSQL and Redis for the tests: scripts/test.sh starts them and
+//! hands over their URLs; a test that needs them and finds none fails.
+#![allow(dead_code)]
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn env_url(var: &str) -> String {
+    std::env::var(var).unwrap_or_else(|_| {
+        panic!("{var} is not set: run the tests via scripts/test.sh, which starts PostgreSQL and Redis")
+    })
+}
+
+/// `postgres://` URL of the throwaway PostgreSQL.
+pub fn pg_url() -> String {
+    env_url("POOLBENCH_PG_URL")
+}
+
+/// `redis://` URL of the throwaway Redis.
+pub fn redis_url() -> String {
+    env_url("POOLBENCH_REDIS_URL")
+}
+
+/// scripts/services.sh, to start an instance of one's own.
+pub fn services_script() -> PathBuf {
+    PathBuf::from(env_url("POOLBENCH_SERVICES"))
+}
+
+/// `poolbench ARGS --format json`, which must succeed; its result.
+pub fn run_json(args: &[&str]) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("poolbench runs");
+    assert!(
+        out.status.success(),
+        "poolbench {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// A query on a fresh connection; the first column of the first row.
+pub fn pg_scalar(url: &str, sql: &str) -> i64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .expect("connect to PostgreSQL");
+        let task = tokio::spawn(conn);
+        let row = client.query_one(sql, &[]).await.expect(sql);
+        let v: i64 = row.get(0);
+        drop(client);
+        let _ = task.await;
+        v
+    })
+}
+
+/// Run `sql` on a fresh connection; an error (e.g. "already exists") is
+/// ignored.
+pub fn pg_execute(url: &str, sql: &str) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+            .await
+            .expect("connect to PostgreSQL");
+        let task = tokio::spawn(conn);
+        let _ = client.batch_execute(sql).await;
+        drop(client);
+        let _ = task.await;
+    })
+}
+
+/// Connections Redis has accepted since it started (this query's included).
+pub fn redis_connections_received(url: &str) -> u64 {
+    use std::io::{Read, Write};
+    let addr = url
+        .trim_start_matches("redis://")
+        .trim_end_matches('/')
+        .to_string();
+    let mut s = std::net::TcpStream::connect(&addr).expect("connect to Redis");
+    s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    s.write_all(b"INFO stats\r\n").unwrap();
+    let mut text = String::new();
+    let mut buf = [0u8; 8192];
+    while !text.contains("total_connections_received:") || !text.ends_with("\r\n") {
+        let n = s.read(&mut buf).expect("INFO answers");
+        assert!(n > 0, "Redis closed the connection");
+        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("total_connections_received:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("total_connections_received")
+}
+
+/// `poolbench serve ARGS` on a free port, stopped (by PID) when dropped.
+pub struct Serve {
+    child: Child,
+    pub addr: String,
+}
+
+impl Serve {
+    pub fn start(args: &[&str]) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("poolbench serve starts");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let first = lines
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_else(|| panic!("poolbench serve {args:?} printed nothing"));
+        let addr = first
+            .strip_prefix("http ")
+            .expect("`http ADDR` on the first line")
+            .trim_end()
+            .to_string();
+        // Keep reading so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Serve { child, addr }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        for _ in 0..100 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A PostgreSQL of the test's own (so stopping it disturbs no other test),
+/// stopped and removed when dropped.
+pub struct OwnPostgres {
+    dir: PathBuf,
+    pub url: String,
+}
+
+impl OwnPostgres {
+    pub fn start(name: &str) -> OwnPostgres {
+        let dir = std::env::temp_dir().join(format!("poolbench-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Command::new(services_script())
+            .arg("start")
+            .arg(&dir)
+            .arg("pg")
+            .output()
+            .expect("services.sh runs");
+        assert!(
+            out.status.success(),
+            "services.sh start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let url = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .expect("a URL")
+            .to_string();
+        OwnPostgres { dir, url }
+    }
+
+    fn script(&self, cmd: &str) {
+        let status = Command::new(services_script())
+            .arg(cmd)
+            .arg(&self.dir)
+            .status()
+            .expect("services.sh runs");
+        assert!(status.success(), "services.sh {cmd} failed");
+    }
+
+    pub fn stop(&self) {
+        self.script("pg-stop");
+    }
+
+    pub fn restart(&self) {
+        self.script("pg-start");
+    }
+}
+
+impl Drop for OwnPostgres {
+    fn drop(&mut self) {
+        let _ = Command::new(services_script())
+            .arg("stop")
+            .arg(&self.dir)
+            .status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

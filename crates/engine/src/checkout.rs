@@ -1,0 +1,323 @@
+//! Where a cell's requests get their connections: this project's
+//! [`Strategy`], or a pool library run as a baseline (`deadpool:N`,
+//! `bb8:N`). The libraries run their generic pools over the same
+//! `Connector` as ours, so every strategy does identical work per request
+//! and only the pool logic differs.
+use crate::record::Fault;
+use poolbench_pool::StrategySpec;
+use poolbench_pool::{AcquireError, BuildError, Lease, MetricsSnapshot, PoolConfig, Strategy};
+use poolbench_targets::{ErrorKind, RequestError, Target};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+impl From<AcquireError<RequestError>> for Fault {
+    fn from(e: AcquireError<RequestError>) -> Self {
+        match e {
+            AcquireError::Timeout(_) => ErrorKind::CheckoutTimeout.into(),
+            AcquireError::NestedCheckout { .. } => ErrorKind::NestedCheckout.into(),
+            AcquireError::Connect(e) => Fault {
+                kind: e.kind,
+                code: e.code,
+            },
+        }
+    }
+}
+
+/// A cell's source of connections.
+pub(crate) enum Checkout<T: Target> {
+    Ours(Strategy<T>),
+    Deadpool(deadpool::managed::Pool<Adapter<T>>, Arc<Counters>),
+    Bb8(bb8::Pool<Adapter<T>>, Arc<Counters>),
+}
+
+impl<T: Target + Clone> Checkout<T> {
+    pub(crate) fn new(
+        spec: &StrategySpec,
+        target: T,
+        config: PoolConfig,
+    ) -> Result<Self, BuildError> {
+        let counters = Arc::new(Counters::default());
+        let adapter = Adapter {
+            target,
+            counters: counters.clone(),
+        };
+        let missing = || BuildError::MissingSize(spec.kind().to_string());
+        match *spec {
+            StrategySpec::Deadpool(n) => {
+                let pool = deadpool::managed::Pool::builder(adapter)
+                    .max_size(n.ok_or_else(missing)?)
+                    .runtime(deadpool::Runtime::Tokio1)
+                    .wait_timeout(Some(config.checkout_timeout))
+                    .build()
+                    .map_err(|e| BuildError::Library(format!("{spec}: {e}")))?;
+                Ok(Checkout::Deadpool(pool, counters))
+            }
+            StrategySpec::Bb8(n) => {
+                let pool = bb8::Pool::builder()
+                    .max_size(n.ok_or_else(missing)? as u32)
+                    .connection_timeout(config.checkout_timeout)
+                    .test_on_check_out(false)
+                    .retry_connection(false)
+                    .idle_timeout(config.idle_timeout)
+                    .max_lifetime(config.max_lifetime)
+                    .build_unchecked(adapter);
+                Ok(Checkout::Bb8(pool, counters))
+            }
+            _ => Ok(Checkout::Ours(Strategy::new(spec, adapter.target, config)?)),
+        }
+    }
+}
+
+impl<T: Target> Checkout<T> {
+    pub(crate) async fn acquire(&self, key: usize) -> Result<Checked<T>, Fault> {
+        match self {
+            Checkout::Ours(s) => Ok(Checked::Ours(s.acquire_keyed(key).await?)),
+            Checkout::Deadpool(p, c) => {
+                use deadpool::managed::PoolError;
+                c.checkouts.fetch_add(1, Relaxed);
+                match p.get().await {
+                    Ok(o) => Ok(Checked::Deadpool(o)),
+                    Err(PoolError::Backend(e)) => Err(Fault {
+                        kind: e.kind,
+                        code: e.code,
+                    }),
+                    Err(PoolError::Timeout(_)) => {
+                        c.timeouts.fetch_add(1, Relaxed);
+                        Err(ErrorKind::CheckoutTimeout.into())
+                    }
+                    Err(_) => Err(ErrorKind::Reset.into()),
+                }
+            }
+            Checkout::Bb8(p, c) => {
+                c.checkouts.fetch_add(1, Relaxed);
+                match p.get_owned().await {
+                    Ok(o) => Ok(Checked::Bb8(o)),
+                    Err(bb8::RunError::User(e)) => Err(Fault {
+                        kind: e.kind,
+                        code: e.code,
+                    }),
+                    Err(bb8::RunError::TimedOut) => {
+                        c.timeouts.fetch_add(1, Relaxed);
+                        Err(ErrorKind::CheckoutTimeout.into())
+                    }
+                }
+            }
+        }
+    }
+
+    /// Open connections ahead of demand (ours only; the libraries open
+    /// lazily as configured here).
+    pub(crate) async fn prefill(&self) {
+        if let Checkout::Ours(s) = self {
+            let _ = s.prefill().await;
+        }
+    }
+
+    pub(crate) fn metrics(&self) -> MetricsSnapshot {
+        match self {
+            Checkout::Ours(s) => s.metrics(),
+            Checkout::Deadpool(_, c) | Checkout::Bb8(_, c) => c.snapshot(),
+        }
+    }
+
+    pub(crate) fn idle(&self) -> usize {
+        match self {
+            Checkout::Ours(s) => s.idle(),
+            Checkout::Deadpool(p, _) => p.status().available,
+            Checkout::Bb8(p, _) => p.state().idle_connections as usize,
+        }
+    }
+
+    pub(crate) fn close_idle(&self) {
+        match self {
+            Checkout::Ours(s) => s.close_idle(),
+            Checkout::Deadpool(p, _) => {
+                p.retain(|_, _| false);
+            }
+            // bb8 closes its idle connections when the pool is dropped.
+            Checkout::Bb8(..) => {}
+        }
+    }
+}
+
+impl<T: Target> Clone for Checkout<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Checkout::Ours(s) => Checkout::Ours(s.clone()),
+            Checkout::Deadpool(p, c) => Checkout::Deadpool(p.clone(), c.clone()),
+            Checkout::Bb8(p, c) => Checkout::Bb8(p.clone(), c.clone()),
+        }
+    }
+}
+
+/// A connection on loan from any [`Checkout`]: derefs to the connection,
+/// goes back when dropped, closed instead when marked broken.
+pub(crate) enum Checked<T: Target> {
+    Ours(Lease<T>),
+    Deadpool(deadpool::managed::Object<Adapter<T>>),
+    Bb8(bb8::PooledConnection<'static, Adapter<T>>),
+}
+
+impl<T: Target> Checked<T> {
+    pub(crate) fn mark_broken(&mut self) {
+        match self {
+            Checked::Ours(l) => l.mark_broken(),
+            Checked::Deadpool(o) => o.broken = true,
+            Checked::Bb8(o) => o.broken = true,
+        }
+    }
+
+    pub(crate) fn take_connect_time(&mut self) -> Option<Duration> {
+        match self {
+            Checked::Ours(l) => l.take_connect_time(),
+            Checked::Deadpool(o) => o.fresh.take(),
+            Checked::Bb8(o) => o.fresh.take(),
+        }
+    }
+}
+
+impl<T: Target> Deref for Checked<T> {
+    type Target = T::Conn;
+    fn deref(&self) -> &T::Conn {
+        match self {
+            Checked::Ours(l) => l,
+            Checked::Deadpool(o) => &o.conn,
+            Checked::Bb8(o) => &o.conn,
+        }
+    }
+}
+
+impl<T: Target> DerefMut for Checked<T> {
+    fn deref_mut(&mut self) -> &mut T::Conn {
+        match self {
+            Checked::Ours(l) => l,
+            Checked::Deadpool(o) => &mut o.conn,
+            Checked::Bb8(o) => &mut o.conn,
+        }
+    }
+}
+
+/// Counters kept for a library's pool (the libraries keep few of their own).
+#[derive(Default)]
+pub(crate) struct Counters {
+    checkouts: AtomicU64,
+    timeouts: AtomicU64,
+    connect_errors: AtomicU64,
+    opened: AtomicU64,
+    closed_broken: AtomicU64,
+    closed_other: AtomicU64,
+    open: AtomicU64,
+    peak_open: AtomicU64,
+}
+
+impl Counters {
+    fn snapshot(&self) -> MetricsSnapshot {
+        MetricsSnapshot {
+            checkouts: self.checkouts.load(Relaxed),
+            timeouts: self.timeouts.load(Relaxed),
+            connect_errors: self.connect_errors.load(Relaxed),
+            opened: self.opened.load(Relaxed),
+            closed_broken: self.closed_broken.load(Relaxed),
+            closed_released: self.closed_other.load(Relaxed),
+            open: self.open.load(Relaxed),
+            peak_open: self.peak_open.load(Relaxed),
+            ..MetricsSnapshot::default()
+        }
+    }
+}
+
+/// A connection as the libraries hold it: counted while open.
+pub(crate) struct Counted<C> {
+    conn: C,
+    broken: bool,
+    /// How long opening it took, until the first lease reports it.
+    fresh: Option<Duration>,
+    counters: Arc<Counters>,
+}
+
+impl<C> Drop for Counted<C> {
+    fn drop(&mut self) {
+        let closed = if self.broken {
+            &self.counters.closed_broken
+        } else {
+            &self.counters.closed_other
+        };
+        closed.fetch_add(1, Relaxed);
+        self.counters.open.fetch_sub(1, Relaxed);
+    }
+}
+
+/// deadpool's `Manager` and bb8's `ManageConnection` over a poolbench target.
+pub(crate) struct Adapter<T> {
+    target: T,
+    counters: Arc<Counters>,
+}
+
+impl<T: Target> Adapter<T> {
+    async fn open(&self) -> Result<Counted<T::Conn>, RequestError> {
+        let t0 = Instant::now();
+        match self.target.connect().await {
+            Ok(conn) => {
+                self.counters.opened.fetch_add(1, Relaxed);
+                let now = self.counters.open.fetch_add(1, Relaxed) + 1;
+                self.counters.peak_open.fetch_max(now, Relaxed);
+                Ok(Counted {
+                    conn,
+                    broken: false,
+                    fresh: Some(t0.elapsed()),
+                    counters: self.counters.clone(),
+                })
+            }
+            Err(e) => {
+                self.counters.connect_errors.fetch_add(1, Relaxed);
+                Err(e)
+            }
+        }
+    }
+
+    fn broken(&self, c: &mut Counted<T::Conn>) -> bool {
+        if !c.broken && self.target.is_broken(&mut c.conn) {
+            c.broken = true;
+        }
+        c.broken
+    }
+}
+
+impl<T: Target> deadpool::managed::Manager for Adapter<T> {
+    type Type = Counted<T::Conn>;
+    type Error = RequestError;
+
+    async fn create(&self) -> Result<Self::Type, RequestError> {
+        self.open().await
+    }
+
+    async fn recycle(
+        &self,
+        conn: &mut Self::Type,
+        _metrics: &deadpool::managed::Metrics,
+    ) -> deadpool::managed::RecycleResult<RequestError> {
+        if self.broken(conn) {
+            return Err(deadpool::managed::RecycleError::message("broken"));
+        }
+        Ok(())
+    }
+}
+
+impl<T: Target> bb8::ManageConnection for Adapter<T> {
+    type Connection = Counted<T::Conn>;
+    type Error = RequestError;
+
+    async fn connect(&self) -> Result<Self::Connection, RequestError> {
+        self.open().await
+    }
+
+    async fn is_valid(&self, _conn: &mut Self::Connection) -> Result<(), RequestError> {
+        Ok(())
+    }
+
+    fn has_broken(&self, conn: &mut Self::Connection) -> bool {
+        self.broken(conn)
+    }
+}

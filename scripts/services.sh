@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Throwaway PostgreSQL and Redis on free loopback ports, for the tests, the
+# README and the bench scripts. Installs both from the OS packages if missing.
+#
+#   scripts/services.sh start DIR [pg|redis|all]  start in DIR, print the URLs,
+#                                                 write DIR/env (sourceable)
+#   scripts/services.sh pg-stop DIR               PostgreSQL goes away at once (by PID)
+#   scripts/services.sh pg-start DIR              start it again, same port
+#   scripts/services.sh stop DIR                  stop everything in DIR
+#
+# PostgreSQL's initdb refuses root, so its data and socket directories belong
+# to the `postgres` user and its binaries run as that user (so DIR's parents
+# must be searchable by it, as mktemp -d under /tmp is once DIR is made 755). Every server is
+# stopped by the PID it wrote, never by name.
+set -euo pipefail
+
+PG_USER_OS=postgres
+PG_ROLE=poolbench
+PG_PASSWORD=poolbench-secret
+
+die() { echo "services.sh: $*" >&2; exit 2; }
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+pg_bin() {
+    local d
+    for d in /usr/lib/postgresql/*/bin; do
+        [ -x "$d/initdb" ] && { echo "$d"; return; }
+    done
+    return 1
+}
+
+install_missing() {
+    local want=()
+    [ "$1" != redis ] && ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib)
+    [ "$1" != pg ] && ! command -v redis-server >/dev/null && want+=(redis-server redis-tools)
+    [ ${#want[@]} -eq 0 ] && return
+    echo "services.sh: installing ${want[*]}" >&2
+    as_root apt-get update -qq >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${want[@]}" >&2
+}
+
+free_port() {
+    if command -v python3 >/dev/null; then
+        python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+        return
+    fi
+    # Without python: a random high port nothing answers on.
+    local port
+    for _ in $(seq 1 50); do
+        port=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    die "no free port found"
+}
+
+# Run as the postgres OS user (we are usually root).
+as_pg() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u "$PG_USER_OS" -- "$@"; else "$@"; fi
+}
+
+pg_start() {
+    local dir=$1 bin port
+    bin=$(pg_bin)
+    port=$(cat "$dir/pg/port")
+    as_pg "$bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/log" -w -t 30 \
+        -o "-p $port -k $dir/pg/sock -c listen_addresses=127.0.0.1" start >/dev/null
+}
+
+pg_init() {
+    local dir=$1 bin port
+    bin=$(pg_bin)
+    port=$(free_port)
+    mkdir -p "$dir/pg/sock" "$dir/pg/data"
+    echo "$port" >"$dir/pg/port"
+    echo "$PG_PASSWORD" >"$dir/pg/pwfile"
+    chmod 755 "$dir"
+    [ "$(id -u)" -eq 0 ] && chown -R "$PG_USER_OS" "$dir/pg"
+    as_pg "$bin/initdb" -D "$dir/pg/data" -U "$PG_ROLE" --pwfile="$dir/pg/pwfile" \
+        --auth-local=trust --auth-host=scram-sha-256 -E UTF8 >"$dir/pg/initdb.log" 2>&1 \
+        || { cat "$dir/pg/initdb.log" >&2; die "initdb failed"; }
+    cat >>"$dir/pg/data/postgresql.conf" <<EOF
+max_connections = 300
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+shared_buffers = 64MB
+EOF
+    pg_start "$dir"
+    as_pg "$bin/psql" -h "$dir/pg/sock" -p "$port" -U "$PG_ROLE" -d postgres -qAt \
+        -c "CREATE DATABASE poolbench" >/dev/null
+    echo "postgres://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$dir/pg/url"
+}
+
+# SIGINT: fast shutdown; SIGQUIT: immediate (the database just goes away).
+pg_stop() {
+    local dir=$1 signal=${2:-INT} pid
+    [ -f "$dir/pg/data/postmaster.pid" ] || return 0
+    pid=$(head -1 "$dir/pg/data/postmaster.pid")
+    kill -"$signal" "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 300); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+redis_start() {
+    local dir=$1 port
+    port=$(free_port)
+    mkdir -p "$dir/redis"
+    redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/redis" --save '' \
+        --appendonly no --daemonize yes --pidfile "$dir/redis/pid" \
+        --logfile "$dir/redis/log" --maxclients 1000 >/dev/null
+    for _ in $(seq 1 100); do
+        redis-cli -p "$port" ping >/dev/null 2>&1 && break
+        sleep 0.05
+    done
+    redis-cli -p "$port" ping >/dev/null || die "redis did not start (see $dir/redis/log)"
+    echo "redis://127.0.0.1:$port/" >"$dir/redis/url"
+}
+
+redis_stop() {
+    local dir=$1 pid
+    [ -f "$dir/redis/pid" ] || return 0
+    pid=$(cat "$dir/redis/pid")
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 200); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+write_env() {
+    local dir=$1 here
+    here=$(cd "$(dirname "$0")" && pwd)
+    {
+        [ -f "$dir/pg/url" ] && echo "export POOLBENCH_PG_URL='$(cat "$dir/pg/url")'"
+        [ -f "$dir/redis/url" ] && echo "export POOLBENCH_REDIS_URL='$(cat "$dir/redis/url")'"
+        echo "export POOLBENCH_SERVICES='$here/services.sh'"
+    } >"$dir/env"
+}
+
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start DIR [pg|redis|all]"
+case $cmd in
+start)
+    what=${3:-all}
+    install_missing "$what"
+    mkdir -p "$dir"
+    [ "$what" != redis ] && pg_init "$dir"
+    [ "$what" != pg ] && redis_start "$dir"
+    write_env "$dir"
+    cat "$dir"/pg/url "$dir"/redis/url 2>/dev/null || true
+    ;;
+pg-stop) pg_stop "$dir" QUIT ;;
+pg-start) pg_start "$dir" ;;
+stop)
+    pg_stop "$dir"
+    redis_stop "$dir"
+    ;;
+*) die "unknown command $cmd" ;;
+esac
