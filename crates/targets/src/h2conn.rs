@@ -11,7 +11,7 @@ use http_body_util::BodyExt;
 use hyper::body::{Body, Frame};
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -24,8 +24,23 @@ const UNLIMITED_STREAMS: usize = 1 << 30;
 /// handle is dropped.
 pub struct H2Conn {
     sender: SendRequest<Bytes>,
-    closed: Arc<AtomicBool>,
+    state: Arc<ConnState>,
 }
+
+/// What every handle of one connection shares.
+#[derive(Default)]
+struct ConnState {
+    /// The protocol task has ended.
+    closed: AtomicBool,
+    /// The peer's max concurrent streams as last read from h2 (0: not yet).
+    streams: AtomicUsize,
+    /// Calls of [`H2Conn::streams`], to re-read the limit now and then.
+    asks: AtomicUsize,
+}
+
+/// [`H2Conn::streams`] re-reads the peer's limit (an h2 lock) once per this
+/// many calls; a change of SETTINGS mid-connection is seen that much later.
+const STREAMS_REREAD: usize = 64;
 
 impl H2Conn {
     /// The HTTP/2 handshake over `io`, then one PING round trip: the server's
@@ -37,37 +52,45 @@ impl H2Conn {
     {
         let (sender, mut connection) = h2::client::handshake(io).await.map_err(not_h2)?;
         let ping = connection.ping_pong();
-        let closed = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&closed);
+        let state = Arc::new(ConnState::default());
+        let flag = Arc::clone(&state);
         tokio::spawn(async move {
             let _ = connection.await;
-            flag.store(true, Ordering::Release);
+            flag.closed.store(true, Ordering::Release);
         });
         if let Some(mut ping) = ping {
             ping.ping(Ping::opaque()).await.map_err(not_h2)?;
         }
-        Ok(H2Conn { sender, closed })
+        Ok(H2Conn { sender, state })
     }
 
     /// Streams the peer lets this connection open at once. A peer that
     /// sets no limit allows what the 31-bit stream identifiers do.
     pub(crate) fn streams(&self) -> usize {
-        self.sender
+        let state = &self.state;
+        let known = state.streams.load(Ordering::Relaxed);
+        if known > 0 && state.asks.fetch_add(1, Ordering::Relaxed) % STREAMS_REREAD != 0 {
+            return known;
+        }
+        let now = self
+            .sender
             .current_max_send_streams()
-            .clamp(1, UNLIMITED_STREAMS)
+            .clamp(1, UNLIMITED_STREAMS);
+        state.streams.store(now, Ordering::Relaxed);
+        now
     }
 
     /// A second handle to the same connection.
     pub(crate) fn share(&self) -> H2Conn {
         H2Conn {
             sender: self.sender.clone(),
-            closed: Arc::clone(&self.closed),
+            state: Arc::clone(&self.state),
         }
     }
 
     /// The connection has ended (closed, failed, or drained after GOAWAY).
     pub(crate) fn is_broken(&self) -> bool {
-        self.closed.load(Ordering::Acquire)
+        self.state.closed.load(Ordering::Acquire)
     }
 
     /// A tower service sending requests over this connection, for tonic.
