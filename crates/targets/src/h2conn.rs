@@ -39,7 +39,8 @@ struct ConnState {
 }
 
 /// [`H2Conn::streams`] re-reads the peer's limit (an h2 lock) once per this
-/// many calls; a change of SETTINGS mid-connection is seen that much later.
+/// many calls (a power of two); a change of SETTINGS mid-connection is seen
+/// that much later.
 const STREAMS_REREAD: usize = 64;
 
 impl H2Conn {
@@ -69,7 +70,7 @@ impl H2Conn {
     pub(crate) fn streams(&self) -> usize {
         let state = &self.state;
         let known = state.streams.load(Ordering::Relaxed);
-        if known > 0 && state.asks.fetch_add(1, Ordering::Relaxed) % STREAMS_REREAD != 0 {
+        if known > 0 && state.asks.fetch_add(1, Ordering::Relaxed) & (STREAMS_REREAD - 1) != 0 {
             return known;
         }
         let now = self
