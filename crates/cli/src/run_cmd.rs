@@ -40,8 +40,9 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
 
     let probe: Option<Box<dyn ServerProbe>> = match &server {
         Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),
-        // A poolbench server elsewhere (e.g. service mode) shows its counters.
-        None if plan.target.scheme == "http" => plan
+        // A poolbench server elsewhere (e.g. service mode, or its gRPC
+        // listener) shows its counters over HTTP/1.1.
+        None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => plan
             .target
             .resolve()
             .ok()

@@ -57,7 +57,8 @@ pub struct ServerConfig {
     pub tls_cert: Option<PathBuf>,
     /// PEM private key of `tls_cert`.
     pub tls_key: Option<PathBuf>,
-    /// A listener for the gRPC `helloworld.Greeter` (HTTP/2 prior knowledge),
+    /// A listener for the gRPC `helloworld.Greeter` (HTTP/2 prior knowledge; the
+    /// stats endpoint there also answers HTTP/1.1),
     /// honouring the same delay, cpu, fail and stall knobs. `None`: no gRPC
     /// listener.
     pub grpc_listen: Option<SocketAddr>,

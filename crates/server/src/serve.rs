@@ -159,7 +159,7 @@ pub async fn serve_all(
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut loops = JoinSet::new();
-    let mut http_builder = builder(&config, false);
+    let mut http_builder = builder(&config);
     if config.http1_only {
         http_builder = http_builder.http1_only();
     }
@@ -176,7 +176,7 @@ pub async fn serve_all(
     ));
     if let Some((listener, setup)) = listeners.tls {
         let face = Face {
-            builder: builder(&config, false),
+            builder: builder(&config),
             tls: Some(TlsAcceptor::from(setup.config)),
             greeter: Some(greeter.clone()),
         };
@@ -189,7 +189,7 @@ pub async fn serve_all(
     }
     if let Some(listener) = listeners.grpc {
         let face = Face {
-            builder: builder(&config, true),
+            builder: builder(&config),
             tls: None,
             greeter: Some(greeter),
         };
@@ -214,7 +214,9 @@ struct Face {
     greeter: Option<GreeterRoute>,
 }
 
-fn builder(config: &ServerConfig, h2_only: bool) -> Builder<TokioExecutor> {
+/// HTTP/1.1 and HTTP/2 on every listener: gRPC clients speak HTTP/2, and
+/// the stats endpoint answers HTTP/1.1 everywhere.
+fn builder(config: &ServerConfig) -> Builder<TokioExecutor> {
     let mut builder = Builder::new(TokioExecutor::new());
     if config.batching {
         // Answers to pipelined requests leave in one write.
@@ -222,9 +224,6 @@ fn builder(config: &ServerConfig, h2_only: bool) -> Builder<TokioExecutor> {
     }
     if let Some(streams) = config.max_concurrent_streams {
         builder.http2().max_concurrent_streams(streams);
-    }
-    if h2_only {
-        builder = builder.http2_only();
     }
     builder
 }

@@ -108,20 +108,35 @@ impl Connector for GrpcTarget {
 
 impl Target for GrpcTarget {
     /// One call on a fresh connection: a server without the Greeter
-    /// (UNIMPLEMENTED) or one that does not answer gRPC is refused here.
+    /// (UNIMPLEMENTED) or one that does not answer gRPC is refused here. A
+    /// transport failure is tried once more on a new connection, then
+    /// refused too: the run starts only after the Greeter has answered.
     async fn prepare(&self) -> Result<(), RequestError> {
-        let mut conn = self.connect().await?;
-        match self.send(&mut conn).await {
-            Err(e) if e.code == Some(Code::Unimplemented as u16) => Err(RequestError::broken(
-                ErrorKind::Protocol,
-                format!("not a helloworld.Greeter: {}", e.message),
-            )),
-            Err(e) if e.message.contains("protocol error") => Err(RequestError::broken(
-                ErrorKind::Protocol,
-                format!("not a gRPC server: {}", e.message),
-            )),
-            _ => Ok(()),
+        let mut failure = None;
+        for _ in 0..2 {
+            let mut conn = self.connect().await?;
+            match self.send(&mut conn).await {
+                Ok(_) => return Ok(()),
+                Err(e) if e.code == Some(Code::Unimplemented as u16) => {
+                    return Err(RequestError::broken(
+                        ErrorKind::Protocol,
+                        format!("not a helloworld.Greeter: {}", e.message),
+                    ))
+                }
+                Err(e) if e.message.contains("protocol error") => {
+                    return Err(RequestError::broken(
+                        ErrorKind::Protocol,
+                        format!("not a gRPC server: {}", e.message),
+                    ))
+                }
+                // A status the Greeter itself gave (e.g. INTERNAL from
+                // --fail-rate): it is there.
+                Err(e) if e.kind == ErrorKind::Status => return Ok(()),
+                Err(e) => failure = Some(e),
+            }
         }
+        Err(failure
+            .unwrap_or_else(|| RequestError::broken(ErrorKind::Protocol, "no answer to SayHello")))
     }
 
     async fn send(&self, conn: &mut GrpcConn) -> Result<Reply, RequestError> {
