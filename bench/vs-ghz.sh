@@ -13,40 +13,24 @@ set -euo pipefail
 rounds=${1:-5}
 seconds=${2:-10}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 gobin=$(command -v go >/dev/null && go env GOPATH || echo "$HOME/go")/bin
 export PATH="$PATH:$gobin"
 if ! command -v ghz >/dev/null; then
     if ! command -v go >/dev/null; then
         echo "installing the Go toolchain from the OS packages" >&2
-        if [ "$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi
-        $sudo apt-get install -y -q golang-go >/dev/null || {
-            $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q golang-go >/dev/null
-        }
+        apt_install golang-go
         gobin=$(go env GOPATH)/bin
         export PATH="$PATH:$gobin"
     fi
     echo "installing ghz with go install" >&2
     go install github.com/bojand/ghz/cmd/ghz@latest
 fi
-cargo build --release -q -p poolbench
-bin=${CARGO_TARGET_DIR:-target}/release/poolbench
+build_poolbench
+start_serve grpc --grpc-listen 127.0.0.1:0
 
-tmp=$(mktemp -d)
-server_pid=
-cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-"$bin" serve --listen 127.0.0.1:0 --grpc-listen 127.0.0.1:0 >"$tmp/serve.out" &
-server_pid=$!
-for _ in $(seq 100); do grep -q '^grpc ' "$tmp/serve.out" 2>/dev/null && break; sleep 0.05; done
-addr=$(sed -n 's/^grpc \([^ ]*\)$/\1/p' "$tmp/serve.out")
-[ -n "$addr" ] || { echo "server did not start" >&2; exit 1; }
-
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+print_machine
 echo "server:  poolbench serve --grpc-listen at $addr (helloworld.Greeter, no delay)"
 echo "ghz:     $(ghz --version 2>&1 | head -1)"
 ghz_rps=()
@@ -62,12 +46,4 @@ for i in $(seq "$rounds"); do
     ghz_rps+=("$g")
     pb_rps+=("$p")
 done
-python3 - "${ghz_rps[*]}" "${pb_rps[*]}" <<'PY'
-import statistics, sys
-gs = [float(x) for x in sys.argv[1].split()]
-ps = [float(x) for x in sys.argv[2].split()]
-g, p = statistics.median(gs), statistics.median(ps)
-paired = statistics.median(b / a for a, b in zip(gs, ps))
-print(f"median:  ghz {g:,.0f} req/s   poolbench {p:,.0f} req/s   ratio of medians {p / g:.2f}x")
-print(f"paired:  median of per-round ratios poolbench/ghz {paired:.2f}x (target >= 1.5x)")
-PY
+summarize ghz "req/s" 1.5 "${ghz_rps[*]}" "${pb_rps[*]}"

@@ -12,16 +12,16 @@ set -euo pipefail
 rounds=${1:-3}
 seconds=${2:-10}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
-cargo build --release -q -p poolbench
-bin=${CARGO_TARGET_DIR:-target}/release/poolbench
-
-tmp=$(mktemp -d /tmp/poolbench-vs-pgbench.XXXXXX)
+build_poolbench
+tmp=$bench_tmp
 # Its own directory: the postgres user must be able to reach it.
 services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
 cleanup() {
     scripts/services.sh stop "$services" || true
-    rm -rf "$tmp" "$services"
+    rm -rf "$services"
+    bench_cleanup
 }
 trap cleanup EXIT
 scripts/services.sh start "$services" pg >/dev/null
@@ -29,7 +29,7 @@ url=$(cat "$services/pg/url")
 command -v pgbench >/dev/null || { echo "pgbench is missing (postgresql-contrib)" >&2; exit 1; }
 echo 'SELECT 1;' >"$tmp/select1.sql"
 
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+print_machine
 echo "server:  PostgreSQL $(pgbench --version | awk '{print $NF}') at 127.0.0.1 (scripts/services.sh)"
 pg_tps=()
 pb_rps=()
@@ -42,12 +42,4 @@ for i in $(seq "$rounds"); do
     pg_tps+=("$g")
     pb_rps+=("$p")
 done
-python3 - "${pg_tps[*]}" "${pb_rps[*]}" <<'PY'
-import statistics, sys
-gs = [float(x) for x in sys.argv[1].split()]
-ps = [float(x) for x in sys.argv[2].split()]
-g, p = statistics.median(gs), statistics.median(ps)
-paired = statistics.median(b / a for a, b in zip(gs, ps))
-print(f"median:  pgbench {g:,.0f} tps   poolbench {p:,.0f} req/s   ratio of medians {p / g:.2f}x")
-print(f"paired:  median of per-round ratios poolbench/pgbench {paired:.2f}x (target >= 0.9x)")
-PY
+summarize pgbench "tps" 0.9 "${pg_tps[*]}" "${pb_rps[*]}"

@@ -12,23 +12,23 @@ set -euo pipefail
 rounds=${1:-3}
 requests=${2:-500000}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
-cargo build --release -q -p poolbench
-bin=${CARGO_TARGET_DIR:-target}/release/poolbench
-
-tmp=$(mktemp -d /tmp/poolbench-vs-redis.XXXXXX)
+build_poolbench
+tmp=$bench_tmp
 # Its own directory: the postgres user must be able to reach it.
 services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
 cleanup() {
     scripts/services.sh stop "$services" || true
-    rm -rf "$tmp" "$services"
+    rm -rf "$services"
+    bench_cleanup
 }
 trap cleanup EXIT
 scripts/services.sh start "$services" redis >/dev/null
 url=$(cat "$services/redis/url")
 port=$(echo "$url" | sed 's#.*:\([0-9]*\)/.*#\1#')
 
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+print_machine
 echo "server:  $(redis-server --version | awk '{print $1, $2, $3}') at 127.0.0.1:$port (scripts/services.sh)"
 rb_rps=()
 pb_rps=()
@@ -41,12 +41,4 @@ for i in $(seq "$rounds"); do
     rb_rps+=("$r")
     pb_rps+=("$p")
 done
-python3 - "${rb_rps[*]}" "${pb_rps[*]}" <<'PY'
-import statistics, sys
-rs = [float(x) for x in sys.argv[1].split()]
-ps = [float(x) for x in sys.argv[2].split()]
-r, p = statistics.median(rs), statistics.median(ps)
-paired = statistics.median(b / a for a, b in zip(rs, ps))
-print(f"median:  redis-benchmark {r:,.0f} req/s   poolbench {p:,.0f} req/s   ratio of medians {p / r:.2f}x")
-print(f"paired:  median of per-round ratios poolbench/redis-benchmark {paired:.2f}x (target >= 0.9x)")
-PY
+summarize redis-benchmark "req/s" 0.9 "${rb_rps[*]}" "${pb_rps[*]}"

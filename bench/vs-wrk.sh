@@ -11,30 +11,17 @@ set -euo pipefail
 rounds=${1:-3}
 duration=${2:-10s}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 if ! command -v wrk >/dev/null; then
     echo "installing wrk from the OS packages" >&2
-    if [ "$(id -u)" = 0 ]; then apt-get install -y -q wrk >/dev/null; else sudo apt-get install -y -q wrk >/dev/null; fi
+    apt_install wrk
 fi
-cargo build --release -q -p poolbench
-bin=target/release/poolbench
-
-tmp=$(mktemp -d)
-server_pid=
-cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-"$bin" serve --listen 127.0.0.1:0 >"$tmp/serve.out" &
-server_pid=$!
-for _ in $(seq 100); do [ -s "$tmp/serve.out" ] && break; sleep 0.05; done
-addr=$(sed -n 's/^http \([^ ]*\)$/\1/p' "$tmp/serve.out" | head -n 1)
-[ -n "$addr" ] || { echo "server did not start" >&2; exit 1; }
+build_poolbench
+start_serve http
 url="http://$addr/"
 
-echo "machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+print_machine
 echo "server:  poolbench serve at $url (13-byte body, no delay)"
 echo "wrk:     $(wrk -v 2>&1 | head -1)"
 wrk_rps=()
@@ -47,12 +34,4 @@ for i in $(seq "$rounds"); do
     wrk_rps+=("$w")
     pb_rps+=("$p")
 done
-python3 - "${wrk_rps[*]}" "${pb_rps[*]}" <<'PY'
-import statistics, sys
-ws = [float(x) for x in sys.argv[1].split()]
-ps = [float(x) for x in sys.argv[2].split()]
-w, p = statistics.median(ws), statistics.median(ps)
-paired = statistics.median(b / a for a, b in zip(ws, ps))
-print(f"median:  wrk {w:,.0f} req/s   poolbench {p:,.0f} req/s   ratio of medians {p / w:.2f}x")
-print(f"paired:  median of per-round ratios poolbench/wrk {paired:.2f}x (each round's two runs are adjacent)")
-PY
+summarize wrk "req/s" 0.9 "${wrk_rps[*]}" "${pb_rps[*]}"
