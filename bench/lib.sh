@@ -52,3 +52,13 @@ print(f"median:  {peer} {x:,.0f} {unit}   poolbench {p:,.0f} req/s   ratio of me
 print(f"paired:  median of per-round ratios poolbench/{peer} {paired:.2f}x (target >= {target}x)")
 PY
 }
+
+# Start throwaway PostgreSQL or Redis (KIND pg|redis) with scripts/services.sh,
+# in a directory of its own that the postgres user can reach; sets $url.
+# Stopped at exit.
+start_services() {
+    services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
+    trap 'scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
+    scripts/services.sh start "$services" "$1" >/dev/null
+    url=$(cat "$services/$1/url")
+}

@@ -16,16 +16,7 @@ cd "$(dirname "$0")/.."
 
 build_poolbench
 tmp=$bench_tmp
-# Its own directory: the postgres user must be able to reach it.
-services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
-cleanup() {
-    scripts/services.sh stop "$services" || true
-    rm -rf "$services"
-    bench_cleanup
-}
-trap cleanup EXIT
-scripts/services.sh start "$services" pg >/dev/null
-url=$(cat "$services/pg/url")
+start_services pg
 command -v pgbench >/dev/null || { echo "pgbench is missing (postgresql-contrib)" >&2; exit 1; }
 echo 'SELECT 1;' >"$tmp/select1.sql"
 

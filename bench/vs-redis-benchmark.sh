@@ -16,16 +16,7 @@ cd "$(dirname "$0")/.."
 
 build_poolbench
 tmp=$bench_tmp
-# Its own directory: the postgres user must be able to reach it.
-services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
-cleanup() {
-    scripts/services.sh stop "$services" || true
-    rm -rf "$services"
-    bench_cleanup
-}
-trap cleanup EXIT
-scripts/services.sh start "$services" redis >/dev/null
-url=$(cat "$services/redis/url")
+start_services redis
 port=$(echo "$url" | sed 's#.*:\([0-9]*\)/.*#\1#')
 
 print_machine

@@ -44,26 +44,30 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
 
 /// A query on a fresh connection; the first column of the first row.
 pub fn pg_scalar(url: &str, sql: &str) -> i64 {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .expect("connect to PostgreSQL");
-        let task = tokio::spawn(conn);
-        let row = client.query_one(sql, &[]).await.expect(sql);
-        let v: i64 = row.get(0);
-        drop(client);
-        let _ = task.await;
-        v
-    })
+    let messages = simple_query(url, sql).expect(sql);
+    let row = messages
+        .iter()
+        .find_map(|m| match m {
+            tokio_postgres::SimpleQueryMessage::Row(r) => Some(r),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no row from {sql}"));
+    let text = row.get(0).unwrap_or_else(|| panic!("NULL from {sql}"));
+    text.parse()
+        .unwrap_or_else(|e| panic!("{sql} gave {text:?}: {e}"))
 }
 
 /// Run `sql` on a fresh connection; an error (e.g. "already exists") is
 /// ignored.
 pub fn pg_execute(url: &str, sql: &str) {
+    let _ = simple_query(url, sql);
+}
+
+/// `sql` over the simple protocol on a fresh connection, closed after.
+fn simple_query(
+    url: &str,
+    sql: &str,
+) -> Result<Vec<tokio_postgres::SimpleQueryMessage>, tokio_postgres::Error> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -73,9 +77,10 @@ pub fn pg_execute(url: &str, sql: &str) {
             .await
             .expect("connect to PostgreSQL");
         let task = tokio::spawn(conn);
-        let _ = client.batch_execute(sql).await;
+        let result = client.simple_query(sql).await;
         drop(client);
         let _ = task.await;
+        result
     })
 }
 
