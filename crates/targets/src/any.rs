@@ -28,7 +28,9 @@ pub enum AnyConn {
     Http1(Http1Conn),
     Http2(H2Conn),
     Https(HttpsConn),
-    Grpc(GrpcConn),
+    // Boxed: a tonic channel is large, and connections move in and out of
+    // pools on every request.
+    Grpc(Box<GrpcConn>),
     Postgres(PgConn),
     Redis(RedisConn),
 }
@@ -103,7 +105,9 @@ impl Connector for AnyTarget {
             // TLS and gRPC connects are large futures: boxed, so they do not
             // grow every other protocol's future (moved on each request).
             AnyTarget::Https(t) => Box::pin(t.connect()).await.map(AnyConn::Https),
-            AnyTarget::Grpc(t) => Box::pin(t.connect()).await.map(AnyConn::Grpc),
+            AnyTarget::Grpc(t) => Box::pin(t.connect())
+                .await
+                .map(|c| AnyConn::Grpc(Box::new(c))),
             AnyTarget::Postgres(t, _) => t.connect().await.map(AnyConn::Postgres),
             AnyTarget::Redis(t) => t.connect().await.map(AnyConn::Redis),
         }
@@ -122,7 +126,9 @@ impl Connector for AnyTarget {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.share(c).map(AnyConn::Http1),
             (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.share(c).map(AnyConn::Http2),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.share(c).map(AnyConn::Https),
-            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.share(c).map(AnyConn::Grpc),
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => {
+                t.share(c).map(|c| AnyConn::Grpc(Box::new(c)))
+            }
             (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.share(c).map(AnyConn::Postgres),
             (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.share(c).map(AnyConn::Redis),
             _ => None,

@@ -10,6 +10,8 @@ use http::Uri;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
 
 /// Opens TLS connections to one address and sends `GET path`.
 #[derive(Clone, Debug)]
@@ -25,8 +27,9 @@ pub struct HttpsTarget {
 
 /// A TLS connection speaking what ALPN chose.
 pub enum HttpsConn {
-    /// HTTP/1.1 over TLS.
-    Http1(Http1Conn),
+    /// HTTP/1.1 over TLS (boxed: a TLS stream is large, and connections
+    /// move in and out of pools on every request).
+    Http1(Box<Http1Conn<TlsStream<TcpStream>>>),
     /// HTTP/2 over TLS.
     Http2(H2Conn),
 }
@@ -72,13 +75,13 @@ impl Connector for HttpsTarget {
         if h2 {
             H2Conn::handshake(stream).await.map(HttpsConn::Http2)
         } else {
-            crate::http1::handshake(stream).await.map(HttpsConn::Http1)
+            Ok(HttpsConn::Http1(Box::new(Http1Conn::new(stream))))
         }
     }
 
     fn is_broken(&self, conn: &mut HttpsConn) -> bool {
         match conn {
-            HttpsConn::Http1(c) => self.http1.is_broken(c),
+            HttpsConn::Http1(c) => c.is_broken(),
             HttpsConn::Http2(c) => c.is_broken(),
         }
     }
@@ -101,7 +104,7 @@ impl Connector for HttpsTarget {
 impl Target for HttpsTarget {
     async fn send(&self, conn: &mut HttpsConn) -> Result<Reply, RequestError> {
         match conn {
-            HttpsConn::Http1(c) => self.http1.send(c).await,
+            HttpsConn::Http1(c) => self.http1.exchange(c).await,
             HttpsConn::Http2(c) => c.get(get(&self.uri)).await,
         }
     }

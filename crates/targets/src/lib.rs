@@ -6,6 +6,7 @@
 pub mod any;
 mod error;
 pub mod grpc;
+mod h1wire;
 mod h2conn;
 pub mod http1;
 pub mod http2;

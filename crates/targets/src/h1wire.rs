@@ -1,0 +1,410 @@
+//! One HTTP/1.1 keep-alive connection driven by the task that holds it: the
+//! request goes out as bytes encoded once per target, the answer is parsed
+//! with httparse and its body counted, not kept. No protocol task and no
+//! channel between the worker and the socket, so a request costs two system
+//! calls and little else: a load generator must not measure itself.
+use crate::{ErrorKind, Reply, RequestError};
+use std::future::poll_fn;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::TcpStream;
+
+/// Response heads larger than this are a protocol error.
+const MAX_HEAD: usize = 64 * 1024;
+const READ_SIZE: usize = 8 * 1024;
+const MAX_HEADERS: usize = 64;
+
+/// A byte stream HTTP/1.1 runs over.
+pub trait Wire: AsyncRead + AsyncWrite + Unpin + Send + 'static {
+    /// Without blocking and without a system call where possible: has the
+    /// peer closed (or written unasked) while the connection sat idle?
+    fn closed_while_idle(&mut self) -> bool {
+        false
+    }
+}
+
+impl Wire for TcpStream {
+    fn closed_while_idle(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.poll_read_ready(&mut cx) {
+            Poll::Pending => false,
+            Poll::Ready(Err(_)) => true,
+            // Readable while idle: end of stream, stray bytes, or a stale
+            // readiness flag that one non-blocking read clears.
+            Poll::Ready(Ok(())) => {
+                let mut byte = [0u8; 1];
+                !matches!(self.try_read(&mut byte), Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+            }
+        }
+    }
+}
+
+/// TLS records (session tickets) may arrive while idle, so readiness says
+/// nothing; a closed connection shows on the next request, which is then
+/// retried as unsent.
+impl Wire for tokio_rustls::client::TlsStream<TcpStream> {}
+
+/// An HTTP/1.1 connection.
+pub struct Http1Conn<I = TcpStream> {
+    io: I,
+    buf: Vec<u8>,
+    /// Bytes of `buf` holding data not yet parsed.
+    filled: usize,
+    /// Has carried a request before: a close before any answer means the
+    /// server dropped it while idle, and the request may go elsewhere.
+    reused: bool,
+    /// The server said it closes after the last answer, or the stream is in
+    /// an unknown state.
+    closed: bool,
+}
+
+/// How the answer's body is delimited.
+enum Framing {
+    Length(u64),
+    Chunked,
+    UntilClose,
+}
+
+struct Head {
+    status: u16,
+    len: usize,
+    framing: Framing,
+    close: bool,
+}
+
+impl<I: Wire> Http1Conn<I> {
+    pub(crate) fn new(io: I) -> Self {
+        Http1Conn {
+            io,
+            buf: vec![0; READ_SIZE],
+            filled: 0,
+            reused: false,
+            closed: false,
+        }
+    }
+
+    pub(crate) fn is_broken(&mut self) -> bool {
+        self.closed || self.io.closed_while_idle()
+    }
+
+    /// Send `request` (a whole encoded request without a body) and read the
+    /// answer.
+    pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
+        if self.closed {
+            return Err(unsent("connection closed before the request"));
+        }
+        let reused = std::mem::replace(&mut self.reused, true);
+        // Until the answer is whole the connection's state is unknown.
+        self.closed = true;
+        if let Err(e) = self.io.write_all(request).await {
+            return Err(match reused {
+                true => unsent(format!("connection closed before the request: {e}")),
+                false => RequestError::broken(ErrorKind::of_io(&e), e),
+            });
+        }
+        let head = loop {
+            let head = match self.read_head().await {
+                Ok(head) => head,
+                Err(e) if reused && e.kind == ErrorKind::Reset && self.filled == 0 => {
+                    return Err(unsent(e.message))
+                }
+                Err(e) => return Err(e),
+            };
+            // 1xx answers (other than a protocol switch) precede the real one.
+            if !(100..200).contains(&head.status) || head.status == 101 {
+                break head;
+            }
+            self.consume(head.len);
+        };
+        self.consume(head.len);
+        let bytes = match head.framing {
+            Framing::Length(n) => self.read_length(n).await?,
+            Framing::Chunked => self.read_chunked().await?,
+            Framing::UntilClose => self.read_to_close().await?,
+        };
+        self.closed = head.close || matches!(head.framing, Framing::UntilClose);
+        if head.status >= 400 {
+            return Err(RequestError::status(head.status));
+        }
+        Ok(Reply {
+            status: head.status,
+            bytes,
+        })
+    }
+
+    /// Drop `n` parsed bytes from the front of the buffer.
+    fn consume(&mut self, n: usize) {
+        self.buf.copy_within(n..self.filled, 0);
+        self.filled -= n;
+    }
+
+    /// Read more into the buffer; the end of the stream is an error.
+    async fn fill(&mut self) -> Result<usize, RequestError> {
+        if self.filled == self.buf.len() {
+            if self.buf.len() >= MAX_HEAD {
+                return Err(protocol("answer head larger than 64 KiB"));
+            }
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let (io, spare) = (&mut self.io, &mut self.buf[self.filled..]);
+        let n = read(io, spare).await.map_err(|e| {
+            RequestError::broken(ErrorKind::of_io(&e), format!("reading the answer: {e}"))
+        })?;
+        if n == 0 {
+            return Err(RequestError::broken(
+                ErrorKind::Reset,
+                "connection closed before the answer was complete",
+            ));
+        }
+        self.filled += n;
+        Ok(n)
+    }
+
+    async fn read_head(&mut self) -> Result<Head, RequestError> {
+        loop {
+            if self.filled > 0 {
+                if let Some(head) = parse_head(&self.buf[..self.filled])? {
+                    return Ok(head);
+                }
+            }
+            self.fill().await?;
+        }
+    }
+
+    async fn read_length(&mut self, n: u64) -> Result<u64, RequestError> {
+        let mut left = n;
+        loop {
+            let here = left.min(self.filled as u64);
+            self.consume(here as usize);
+            left -= here;
+            if left == 0 {
+                return Ok(n);
+            }
+            self.fill().await?;
+        }
+    }
+
+    async fn read_to_close(&mut self) -> Result<u64, RequestError> {
+        let mut bytes = self.filled as u64;
+        self.filled = 0;
+        loop {
+            match read(&mut self.io, &mut self.buf).await {
+                Ok(0) => return Ok(bytes),
+                Ok(n) => bytes += n as u64,
+                Err(e) => {
+                    return Err(RequestError::broken(
+                        ErrorKind::of_io(&e),
+                        format!("reading the answer: {e}"),
+                    ))
+                }
+            }
+        }
+    }
+
+    async fn read_chunked(&mut self) -> Result<u64, RequestError> {
+        let mut bytes = 0u64;
+        loop {
+            let (used, size) = loop {
+                match httparse::parse_chunk_size(&self.buf[..self.filled]) {
+                    Ok(httparse::Status::Complete(found)) => break found,
+                    Ok(httparse::Status::Partial) => {
+                        self.fill().await?;
+                    }
+                    Err(_) => return Err(protocol("invalid chunk size")),
+                }
+            };
+            self.consume(used);
+            if size == 0 {
+                self.read_trailers().await?;
+                return Ok(bytes);
+            }
+            bytes += self.read_length(size).await?;
+            self.expect_crlf().await?;
+        }
+    }
+
+    async fn expect_crlf(&mut self) -> Result<(), RequestError> {
+        while self.filled < 2 {
+            self.fill().await?;
+        }
+        if &self.buf[..2] != b"\r\n" {
+            return Err(protocol("chunk not followed by CRLF"));
+        }
+        self.consume(2);
+        Ok(())
+    }
+
+    /// Trailer lines up to and including the empty line.
+    async fn read_trailers(&mut self) -> Result<(), RequestError> {
+        loop {
+            match self.buf[..self.filled]
+                .windows(2)
+                .position(|w| w == b"\r\n")
+            {
+                Some(0) => {
+                    self.consume(2);
+                    return Ok(());
+                }
+                Some(at) => self.consume(at + 2),
+                None => {
+                    self.fill().await?;
+                }
+            }
+        }
+    }
+}
+
+async fn read<I: AsyncRead + Unpin>(io: &mut I, spare: &mut [u8]) -> io::Result<usize> {
+    poll_fn(|cx| {
+        let mut rb = ReadBuf::new(spare);
+        match Pin::new(&mut *io).poll_read(cx, &mut rb) {
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(rb.filled().len())),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
+}
+
+fn parse_head(data: &[u8]) -> Result<Option<Head>, RequestError> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    let len = match resp.parse(data) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(e) => return Err(protocol(format!("invalid answer head: {e}"))),
+    };
+    let status = resp.code.unwrap_or(0);
+    let mut length = None;
+    let mut chunked = false;
+    // HTTP/1.0 closes unless told otherwise; HTTP/1.1 keeps alive unless told.
+    let mut close = resp.version == Some(0);
+    for h in resp.headers.iter() {
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let n = std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| protocol("invalid content-length"))?;
+            if length.is_some_and(|m| m != n) {
+                return Err(protocol("conflicting content-length headers"));
+            }
+            length = Some(n);
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = has_token(h.value, b"chunked");
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            if has_token(h.value, b"close") {
+                close = true;
+            } else if has_token(h.value, b"keep-alive") {
+                close = false;
+            }
+        }
+    }
+    let framing = if (100..200).contains(&status) || status == 204 || status == 304 {
+        Framing::Length(0)
+    } else if chunked {
+        Framing::Chunked
+    } else if let Some(n) = length {
+        Framing::Length(n)
+    } else {
+        Framing::UntilClose
+    };
+    Ok(Some(Head {
+        status,
+        len,
+        framing,
+        close,
+    }))
+}
+
+/// Does a comma-separated header value list `token` (any case)?
+fn has_token(value: &[u8], token: &[u8]) -> bool {
+    value
+        .split(|&b| b == b',')
+        .any(|part| part.trim_ascii().eq_ignore_ascii_case(token))
+}
+
+fn protocol(message: impl std::fmt::Display) -> RequestError {
+    RequestError::broken(ErrorKind::Protocol, message)
+}
+
+fn unsent(message: impl std::fmt::Display) -> RequestError {
+    RequestError {
+        unsent: true,
+        ..RequestError::broken(ErrorKind::Reset, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heads_are_framed_by_length_chunks_or_close() {
+        let h = parse_head(b"HTTP/1.1 200 OK\r\ncontent-length: 13\r\n\r\nhello")
+            .unwrap()
+            .unwrap();
+        assert_eq!((h.status, h.close), (200, false));
+        assert!(matches!(h.framing, Framing::Length(13)));
+        let h = parse_head(
+            b"HTTP/1.1 500 x\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n",
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((h.status, h.close), (500, true));
+        assert!(matches!(h.framing, Framing::Chunked));
+        let h = parse_head(b"HTTP/1.0 200 OK\r\n\r\n").unwrap().unwrap();
+        assert!(h.close && matches!(h.framing, Framing::UntilClose));
+        assert!(parse_head(b"HTTP/1.1 200 OK\r\ncontent-le")
+            .unwrap()
+            .is_none());
+        assert!(parse_head(b"HTTP/1.1 200 OK\r\ncontent-length: x\r\n\r\n").is_err());
+        assert!(parse_head(b"garbage\r\n\r\n").is_err());
+    }
+
+    async fn answer(raw: &'static [u8]) -> (Result<Reply, RequestError>, bool) {
+        let (client, mut server) = tokio::io::duplex(64);
+        let serve = tokio::spawn(async move {
+            let mut req = [0u8; 64];
+            let _ = tokio::io::AsyncReadExt::read(&mut server, &mut req).await;
+            // Small pieces, so every parser state meets a partial buffer.
+            for piece in raw.chunks(3) {
+                server.write_all(piece).await.unwrap();
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut conn = Http1Conn::new(client);
+        let out = conn.exchange(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n").await;
+        serve.await.unwrap();
+        (out, conn.closed)
+    }
+
+    impl Wire for tokio::io::DuplexStream {}
+
+    #[tokio::test]
+    async fn answers_in_pieces_are_read_whole() {
+        let (r, closed) = answer(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello").await;
+        assert_eq!(r.unwrap().bytes, 5);
+        assert!(!closed);
+        let chunked = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\nwiki\r\n5;x=y\r\npedia\r\n0\r\nt: 1\r\n\r\n";
+        let (r, closed) = answer(chunked).await;
+        assert_eq!(
+            r.unwrap(),
+            Reply {
+                status: 200,
+                bytes: 9
+            }
+        );
+        assert!(!closed);
+        let (r, closed) =
+            answer(b"HTTP/1.1 503 busy\r\nconnection: close\r\ncontent-length: 2\r\n\r\nno").await;
+        assert_eq!(r.unwrap_err().code, Some(503));
+        assert!(closed);
+        let (r, closed) = answer(b"HTTP/1.1 200 OK\r\n\r\nuntil the end").await;
+        assert_eq!(r.unwrap().bytes, 13);
+        assert!(closed);
+        let (r, _) = answer(b"HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\nshort").await;
+        assert_eq!(r.unwrap_err().kind, ErrorKind::Reset);
+    }
+}
