@@ -77,7 +77,9 @@ impl<T: Target> Checkout<T> {
             Checkout::Deadpool(p, c) => {
                 use deadpool::managed::PoolError;
                 c.checkouts.fetch_add(1, Relaxed);
-                match p.get().await {
+                // The libraries' checkouts are large futures: boxed, so they
+                // do not grow ours (moved on every request).
+                match Box::pin(p.get()).await {
                     Ok(o) => Ok(Checked::Deadpool(o)),
                     Err(PoolError::Backend(e)) => Err(Fault {
                         kind: e.kind,
@@ -92,7 +94,7 @@ impl<T: Target> Checkout<T> {
             }
             Checkout::Bb8(p, c) => {
                 c.checkouts.fetch_add(1, Relaxed);
-                match p.get_owned().await {
+                match Box::pin(p.get_owned()).await {
                     Ok(o) => Ok(Checked::Bb8(o)),
                     Err(bb8::RunError::User(e)) => Err(Fault {
                         kind: e.kind,
@@ -258,7 +260,8 @@ pub(crate) struct Adapter<T> {
 impl<T: Target> Adapter<T> {
     async fn open(&self) -> Result<Counted<T::Conn>, RequestError> {
         let t0 = Instant::now();
-        match self.target.connect().await {
+        // The libraries hand a connection to one holder at a time.
+        match self.target.connect_exclusive().await {
             Ok(conn) => {
                 self.counters.opened.fetch_add(1, Relaxed);
                 let now = self.counters.open.fetch_add(1, Relaxed) + 1;

@@ -208,7 +208,7 @@ impl<C: Connector> Exclusive<C> {
 
     async fn connect(&self) -> Result<Tracked<C::Conn>, AcquireError<C::Error>> {
         let started = std::time::Instant::now();
-        match self.connector.connect().await {
+        match self.connector.connect_exclusive().await {
             Ok(conn) => {
                 self.metrics.opened();
                 let mut s = self.lock();

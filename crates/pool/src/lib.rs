@@ -64,6 +64,15 @@ pub trait Connector: Send + Sync + 'static {
     /// Open a new connection.
     fn connect(&self) -> impl Future<Output = Result<Self::Conn, Self::Error>> + Send;
 
+    /// Open a connection that will be leased to one holder at a time (the
+    /// exclusive pools ask for these; the slot strategies, which may share a
+    /// connection, call [`connect`](Self::connect)). A protocol whose
+    /// connections multiplex may open a cheaper kind here, driven by its
+    /// holder alone. The default is [`connect`](Self::connect).
+    fn connect_exclusive(&self) -> impl Future<Output = Result<Self::Conn, Self::Error>> + Send {
+        self.connect()
+    }
+
     /// A cheap check, without I/O, that the connection can no longer be used
     /// (closed by the peer, failed). Broken connections are discarded.
     fn is_broken(&self, conn: &mut Self::Conn) -> bool;

@@ -6,8 +6,10 @@ use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::slots::{Pick, Slots};
 use crate::spec::StrategySpec;
 use crate::Connector;
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
+use std::task::Poll;
 use std::time::Duration;
 
 /// Connections from one connector, shared among callers as a
@@ -110,10 +112,21 @@ impl<C: Connector> Strategy<C> {
         match &*self.inner {
             Inner::Exclusive(e) => self.acquire_exclusive(e).await,
             Inner::Slots(s) => {
-                match tokio::time::timeout(self.checkout_timeout, s.checkout()).await {
-                    Ok(held) => Ok(Lease::slot(s.clone(), held?)),
-                    Err(_) => Err(self.timed_out(&s.metrics)),
-                }
+                let mut checkout = std::pin::pin!(s.checkout());
+                // The fast path: a stream free at once needs no timer.
+                let now = std::future::poll_fn(|cx| match checkout.as_mut().poll(cx) {
+                    Poll::Ready(held) => Poll::Ready(Some(held)),
+                    Poll::Pending => Poll::Ready(None),
+                })
+                .await;
+                let held = match now {
+                    Some(held) => held,
+                    None => match tokio::time::timeout(self.checkout_timeout, checkout).await {
+                        Ok(held) => held,
+                        Err(_) => return Err(self.timed_out(&s.metrics)),
+                    },
+                };
+                Ok(Lease::slot(s.clone(), held?))
             }
             Inner::Partitioned(pools, next) => {
                 let i = next.fetch_add(1, Relaxed) % pools.len();

@@ -5,7 +5,8 @@ use crate::h2conn::H2Conn;
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::Http2Target;
 use crate::https::{HttpsConn, HttpsTarget};
-use crate::postgres::{PgConn, PostgresTarget};
+use crate::pg::{PgConnection, PgTarget};
+use crate::postgres::PostgresTarget;
 use crate::redis::{RedisConn, RedisTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
@@ -19,7 +20,7 @@ pub enum AnyTarget {
     Http2(Http2Target),
     Https(HttpsTarget),
     Grpc(GrpcTarget),
-    Postgres(PostgresTarget, Option<String>),
+    Postgres(PgTarget, Option<String>),
     Redis(RedisTarget),
 }
 
@@ -31,7 +32,7 @@ pub enum AnyConn {
     // Boxed: a tonic channel is large, and connections move in and out of
     // pools on every request.
     Grpc(Box<GrpcConn>),
-    Postgres(PgConn),
+    Postgres(PgConnection),
     Redis(RedisConn),
 }
 
@@ -60,7 +61,7 @@ impl AnyTarget {
             }
             "postgres" | "postgresql" => {
                 PostgresTarget::new(&spec.url, addr, options.query(), connect_timeout)
-                    .map(|t| AnyTarget::Postgres(t, options.setup.clone()))
+                    .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
                     .map_err(|e| TargetError::Invalid(spec.url.clone(), e))
             }
             "redis" => RedisTarget::new(&spec.url, addr, options.command(), connect_timeout)
@@ -108,8 +109,17 @@ impl Connector for AnyTarget {
             AnyTarget::Grpc(t) => Box::pin(t.connect())
                 .await
                 .map(|c| AnyConn::Grpc(Box::new(c))),
-            AnyTarget::Postgres(t, _) => t.connect().await.map(AnyConn::Postgres),
+            AnyTarget::Postgres(t, _) => Box::pin(t.connect()).await.map(AnyConn::Postgres),
             AnyTarget::Redis(t) => t.connect().await.map(AnyConn::Redis),
+        }
+    }
+
+    async fn connect_exclusive(&self) -> Result<AnyConn, RequestError> {
+        match self {
+            AnyTarget::Postgres(t, _) => {
+                Box::pin(t.connect_exclusive()).await.map(AnyConn::Postgres)
+            }
+            _ => self.connect().await,
         }
     }
 

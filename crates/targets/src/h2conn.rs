@@ -56,7 +56,7 @@ impl H2Conn {
         let state = Arc::new(ConnState::default());
         let flag = Arc::clone(&state);
         tokio::spawn(async move {
-            let _ = connection.await;
+            let _ = YieldFirst::new(connection).await;
             flag.closed.store(true, Ordering::Release);
         });
         if let Some(mut ping) = ping {
@@ -139,6 +139,42 @@ impl H2Conn {
             .send_request(req, true)
             .map(|(response, _)| response)
             .map_err(not_opened)
+    }
+}
+
+/// Drives a connection's protocol task, yielding once after each wake-up
+/// before polling it. The runtime runs a task woken by the running one next,
+/// so without this the task would flush each request alone as its sender
+/// wakes it; after one yield, the requests of every task woken in the same
+/// round (by one read of answers) go out in one write, as h2load's do. The
+/// server then reads them in one read too.
+struct YieldFirst<F> {
+    inner: Pin<Box<F>>,
+    yielded: bool,
+}
+
+impl<F: Future> YieldFirst<F> {
+    fn new(inner: F) -> Self {
+        YieldFirst {
+            inner: Box::pin(inner),
+            yielded: false,
+        }
+    }
+}
+
+impl<F: Future> Future for YieldFirst<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        if !self.yielded {
+            self.yielded = true;
+            // Woken during its own poll, a task goes to the back of the
+            // queue (not the slot that runs next).
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        self.yielded = false;
+        self.inner.as_mut().poll(cx)
     }
 }
 

@@ -13,6 +13,8 @@ pub mod http2;
 pub mod https;
 mod net;
 mod options;
+pub mod pg;
+mod pgwire;
 pub mod pipeline;
 pub mod postgres;
 pub mod redis;

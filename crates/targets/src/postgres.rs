@@ -3,6 +3,7 @@
 //! A connection is a tokio-postgres client with the query prepared once when
 //! it opens. The client pipelines: several callers may send on one connection
 //! at once, so `shared` and the other slot strategies multiplex it.
+use crate::pgwire::PgWire;
 use crate::{ErrorKind, Reply, RequestError, Target};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
@@ -10,7 +11,6 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio_postgres::error::SqlState;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 /// Requests one connection carries at once when shared.
@@ -88,6 +88,22 @@ impl PostgresTarget {
         }
     }
 
+    /// Open a session driven by its holder alone (see [`crate::pgwire`]),
+    /// with the query prepared.
+    pub(crate) async fn connect_wire(&self) -> Result<PgWire, RequestError> {
+        let connect = async {
+            let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+            PgWire::open(stream, &self.config, &self.query).await
+        };
+        match tokio::time::timeout(self.connect_timeout, connect).await {
+            Ok(r) => r,
+            Err(_) => Err(RequestError::broken(
+                ErrorKind::Timeout,
+                format!("connect {}: timed out", self.addr),
+            )),
+        }
+    }
+
     /// Run `sql` once on a new connection (the `--setup` statements).
     pub async fn setup(&self, sql: &str) -> Result<(), RequestError> {
         let client = self.client().await?;
@@ -153,19 +169,10 @@ impl Target for PostgresTarget {
 /// leaves the connection usable unless it ended the session.
 pub fn classify(e: &tokio_postgres::Error) -> RequestError {
     if let Some(db) = e.as_db_error() {
-        let fatal = matches!(db.severity(), "FATAL" | "PANIC")
-            || *db.code() == SqlState::ADMIN_SHUTDOWN
-            || *db.code() == SqlState::CRASH_SHUTDOWN;
-        let kind = if *db.code() == SqlState::QUERY_CANCELED {
-            ErrorKind::Timeout
-        } else if fatal {
-            ErrorKind::Reset
-        } else {
-            ErrorKind::Status
-        };
+        let (kind, broken) = crate::pgwire::db_error_kind(db.severity(), db.code().code());
         return RequestError {
             kind,
-            broken: fatal,
+            broken,
             unsent: false,
             message: format!("{} ({})", db.message(), db.code().code()),
             code: None,

@@ -1,0 +1,83 @@
+//! `postgres://` under load: exclusive pools get sessions their holder
+//! drives alone ([`crate::pgwire`], one write and one read per query, as
+//! pgbench); the slot strategies get tokio-postgres clients, which pipeline
+//! the queries of several holders over one connection.
+use crate::pgwire::{self, PgWire};
+use crate::postgres::{PgConn, PostgresTarget, PIPELINE_DEPTH};
+use crate::{Reply, RequestError, Target};
+use bytes::Bytes;
+use poolbench_pool::Connector;
+
+/// Opens PostgreSQL connections and runs one prepared query per request.
+#[derive(Clone, Debug)]
+pub struct PgTarget {
+    pipelined: PostgresTarget,
+    /// Bind, Execute, Sync: encoded once.
+    request: Bytes,
+}
+
+/// A PostgreSQL connection of either kind.
+pub enum PgConnection {
+    /// A tokio-postgres client (or a handle to one).
+    Pipelined(PgConn),
+    /// A session driven by its holder (boxed: it keeps its read buffer).
+    Wire(Box<PgWire>),
+}
+
+impl PgTarget {
+    pub fn new(pipelined: PostgresTarget) -> Self {
+        PgTarget {
+            pipelined,
+            request: pgwire::encode_request(),
+        }
+    }
+
+    /// Run `sql` once on a new connection (the `--setup` statements).
+    pub async fn setup(&self, sql: &str) -> Result<(), RequestError> {
+        self.pipelined.setup(sql).await
+    }
+}
+
+impl Connector for PgTarget {
+    type Conn = PgConnection;
+    type Error = RequestError;
+
+    async fn connect(&self) -> Result<PgConnection, RequestError> {
+        self.pipelined.connect().await.map(PgConnection::Pipelined)
+    }
+
+    async fn connect_exclusive(&self) -> Result<PgConnection, RequestError> {
+        let wire = self.pipelined.connect_wire().await?;
+        Ok(PgConnection::Wire(Box::new(wire)))
+    }
+
+    fn is_broken(&self, conn: &mut PgConnection) -> bool {
+        match conn {
+            PgConnection::Pipelined(c) => self.pipelined.is_broken(c),
+            PgConnection::Wire(w) => w.is_broken(),
+        }
+    }
+
+    fn streams(&self, conn: &PgConnection) -> usize {
+        match conn {
+            PgConnection::Pipelined(_) => PIPELINE_DEPTH,
+            PgConnection::Wire(_) => 1,
+        }
+    }
+
+    fn share(&self, conn: &PgConnection) -> Option<PgConnection> {
+        match conn {
+            PgConnection::Pipelined(c) => Some(PgConnection::Pipelined(c.clone())),
+            PgConnection::Wire(_) => None,
+        }
+    }
+}
+
+impl Target for PgTarget {
+    async fn send(&self, conn: &mut PgConnection) -> Result<Reply, RequestError> {
+        match conn {
+            PgConnection::Pipelined(c) => self.pipelined.send(c).await,
+            PgConnection::Wire(w) => w.exchange(&self.request).await,
+        }
+    }
+}

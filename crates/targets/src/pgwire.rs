@@ -1,0 +1,417 @@
+//! A PostgreSQL connection driven by the task that holds it, for strategies
+//! that lease a connection to one task at a time: the query is prepared
+//! once, each request is one write of Bind, Execute and Sync (encoded once
+//! per target) and reads up to ReadyForQuery, as pgbench does. No protocol
+//! task and no channel between the worker and the socket. Messages are
+//! encoded and parsed by `postgres-protocol`, the crate under tokio-postgres.
+use crate::{ErrorKind, Reply, RequestError};
+use bytes::{Buf, Bytes, BytesMut};
+use fallible_iterator::FallibleIterator;
+use postgres_protocol::authentication::{md5_hash, sasl};
+use postgres_protocol::message::backend::{self, Message};
+use postgres_protocol::message::frontend;
+use postgres_protocol::IsNull;
+use std::io;
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_postgres::Config;
+
+/// The name the query is prepared under on each connection.
+const STATEMENT: &str = "poolbench";
+const READ_SIZE: usize = 8 * 1024;
+
+/// One PostgreSQL session on one TCP connection.
+pub struct PgWire {
+    io: TcpStream,
+    /// Received, not yet parsed.
+    buf: BytesMut,
+    /// Has carried a request before (see [`crate::h1wire`]).
+    reused: bool,
+    /// The session ended, or is in an unknown state (a request cut short).
+    closed: bool,
+}
+
+/// Bind, Execute and Sync of the prepared statement, without parameters.
+pub(crate) fn encode_request() -> Bytes {
+    let mut buf = BytesMut::new();
+    frontend::bind(
+        "",
+        STATEMENT,
+        std::iter::empty::<i16>(),
+        std::iter::empty::<()>(),
+        |_, _| Ok(IsNull::No),
+        std::iter::empty::<i16>(),
+        &mut buf,
+    )
+    .map_err(|_| ())
+    .expect("a bind without parameters encodes");
+    frontend::execute("", 0, &mut buf).expect("an unnamed portal encodes");
+    frontend::sync(&mut buf);
+    buf.freeze()
+}
+
+impl PgWire {
+    /// Start a session on `io` as `config` says (user, password by
+    /// cleartext, MD5 or SCRAM-SHA-256, database), then prepare `query`.
+    pub(crate) async fn open(
+        io: TcpStream,
+        config: &Config,
+        query: &str,
+    ) -> Result<PgWire, RequestError> {
+        let mut conn = PgWire {
+            io,
+            buf: BytesMut::with_capacity(READ_SIZE),
+            reused: false,
+            closed: false,
+        };
+        conn.startup(config).await?;
+        conn.prepare(query).await?;
+        Ok(conn)
+    }
+
+    async fn startup(&mut self, config: &Config) -> Result<(), RequestError> {
+        let user = config
+            .get_user()
+            .map(str::to_string)
+            .or_else(|| std::env::var("USER").ok())
+            .unwrap_or_else(|| "postgres".into());
+        let mut params = vec![("client_encoding", "UTF8"), ("user", user.as_str())];
+        let optional = [
+            ("database", config.get_dbname()),
+            ("options", config.get_options()),
+            ("application_name", config.get_application_name()),
+        ];
+        params.extend(optional.iter().filter_map(|(k, v)| v.map(|v| (*k, v))));
+        let mut out = BytesMut::new();
+        frontend::startup_message(params, &mut out).map_err(protocol)?;
+        self.send(&out).await?;
+        let password = config.get_password();
+        let need = || {
+            RequestError::broken(
+                ErrorKind::Protocol,
+                "the server asks for a password and the URL has none",
+            )
+        };
+        let mut scram: Option<sasl::ScramSha256> = None;
+        loop {
+            out.clear();
+            match self.message().await? {
+                Message::AuthenticationOk => break,
+                Message::AuthenticationCleartextPassword => {
+                    frontend::password_message(password.ok_or_else(need)?, &mut out)
+                        .map_err(protocol)?;
+                }
+                Message::AuthenticationMd5Password(body) => {
+                    let hash = md5_hash(user.as_bytes(), password.ok_or_else(need)?, body.salt());
+                    frontend::password_message(hash.as_bytes(), &mut out).map_err(protocol)?;
+                }
+                Message::AuthenticationSasl(body) => {
+                    let mechanisms: Vec<String> = body
+                        .mechanisms()
+                        .map(|m| Ok(m.to_string()))
+                        .collect()
+                        .map_err(protocol)?;
+                    if !mechanisms.iter().any(|m| m == sasl::SCRAM_SHA_256) {
+                        return Err(protocol(format!(
+                            "no supported authentication mechanism among {mechanisms:?}"
+                        )));
+                    }
+                    let s = sasl::ScramSha256::new(
+                        password.ok_or_else(need)?,
+                        sasl::ChannelBinding::unsupported(),
+                    );
+                    frontend::sasl_initial_response(sasl::SCRAM_SHA_256, s.message(), &mut out)
+                        .map_err(protocol)?;
+                    scram = Some(s);
+                }
+                Message::AuthenticationSaslContinue(body) => {
+                    let s = scram
+                        .as_mut()
+                        .ok_or_else(|| protocol("unexpected SASL step"))?;
+                    s.update(body.data()).map_err(protocol)?;
+                    frontend::sasl_response(s.message(), &mut out).map_err(protocol)?;
+                }
+                Message::AuthenticationSaslFinal(body) => {
+                    let s = scram
+                        .as_mut()
+                        .ok_or_else(|| protocol("unexpected SASL step"))?;
+                    s.finish(body.data()).map_err(protocol)?;
+                }
+                Message::ErrorResponse(body) => return Err(db_error(&body)),
+                _ => return Err(protocol("unexpected message during authentication")),
+            }
+            if !out.is_empty() {
+                self.send(&out).await?;
+            }
+        }
+        loop {
+            match self.message().await? {
+                Message::ReadyForQuery(_) => return Ok(()),
+                Message::ErrorResponse(body) => return Err(db_error(&body)),
+                _ => {}
+            }
+        }
+    }
+
+    async fn prepare(&mut self, query: &str) -> Result<(), RequestError> {
+        let mut out = BytesMut::new();
+        frontend::parse(STATEMENT, query, std::iter::empty(), &mut out).map_err(protocol)?;
+        frontend::describe(b'S', STATEMENT, &mut out).map_err(protocol)?;
+        frontend::sync(&mut out);
+        self.send(&out).await?;
+        let mut failed = None;
+        loop {
+            match self.message().await? {
+                Message::ReadyForQuery(_) => break,
+                Message::ErrorResponse(body) => failed = Some(db_error(&body)),
+                Message::ParameterDescription(body) => {
+                    let n = body.parameters().count().map_err(protocol)?;
+                    if n > 0 {
+                        failed = Some(protocol(format!(
+                            "the query takes {n} parameter(s); poolbench sends none"
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    async fn send(&mut self, bytes: &[u8]) -> Result<(), RequestError> {
+        self.io
+            .write_all(bytes)
+            .await
+            .map_err(|e| RequestError::broken(ErrorKind::of_io(&e), e))
+    }
+
+    /// Read more; the end of the stream is an error.
+    async fn fill(&mut self) -> Result<(), RequestError> {
+        self.buf.reserve(READ_SIZE);
+        match self.io.read_buf(&mut self.buf).await {
+            Ok(0) => Err(RequestError::broken(
+                ErrorKind::Reset,
+                "the server closed the connection",
+            )),
+            Ok(_) => Ok(()),
+            Err(e) => Err(RequestError::broken(ErrorKind::of_io(&e), e)),
+        }
+    }
+
+    /// The next whole message, parsed.
+    async fn message(&mut self) -> Result<Message, RequestError> {
+        loop {
+            if let Some(m) = Message::parse(&mut self.buf).map_err(protocol)? {
+                return Ok(m);
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// The session ended or cannot be trusted; checked without blocking.
+    pub(crate) fn is_broken(&mut self) -> bool {
+        self.closed || self.closed_while_idle()
+    }
+
+    /// The server may speak while the session is idle: notices, parameter
+    /// changes and notifications are kept for the next request to skip;
+    /// anything else (a FATAL error before it closes) ends the session.
+    fn closed_while_idle(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.io.poll_read_ready(&mut cx) {
+            Poll::Pending => return false,
+            Poll::Ready(Err(_)) => return true,
+            Poll::Ready(Ok(())) => {}
+        }
+        self.buf.reserve(READ_SIZE);
+        let spare = self.buf.len();
+        self.buf.resize(self.buf.capacity(), 0);
+        let got = self.io.try_read(&mut self.buf[spare..]);
+        self.buf.truncate(spare + *got.as_ref().unwrap_or(&0));
+        match got {
+            Ok(0) => true,
+            Ok(_) => !only_asynchronous(&self.buf),
+            Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+        }
+    }
+
+    /// Send `request` (from [`encode_request`]) and read to ReadyForQuery,
+    /// counting rows.
+    pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
+        if self.closed {
+            return Err(unsent("session closed before the request"));
+        }
+        let reused = std::mem::replace(&mut self.reused, true);
+        // Until ReadyForQuery the session's state is unknown.
+        self.closed = true;
+        if let Err(e) = self.io.write_all(request).await {
+            return Err(match reused {
+                true => unsent(format!("session closed before the request: {e}")),
+                false => RequestError::broken(ErrorKind::of_io(&e), e),
+            });
+        }
+        let mut rows = 0u64;
+        let mut failed: Option<RequestError> = None;
+        let mut answered = false;
+        loop {
+            let header = match backend::Header::parse(&self.buf).map_err(protocol)? {
+                Some(h) if self.buf.len() > h.len() as usize => h,
+                _ => {
+                    match self.fill().await {
+                        Ok(()) => {}
+                        Err(e) if reused && !answered && self.buf.is_empty() => {
+                            return Err(unsent(e.message))
+                        }
+                        Err(e) => return Err(failed.unwrap_or(e)),
+                    }
+                    continue;
+                }
+            };
+            answered = true;
+            let size = 1 + header.len() as usize;
+            match header.tag() {
+                b'D' => {
+                    rows += 1;
+                    self.buf.advance(size);
+                }
+                b'Z' => {
+                    self.buf.advance(size);
+                    self.closed = false;
+                    return match failed {
+                        Some(e) => Err(e),
+                        None => Ok(Reply {
+                            status: 0,
+                            bytes: rows,
+                        }),
+                    };
+                }
+                b'E' => {
+                    let Some(Message::ErrorResponse(body)) =
+                        Message::parse(&mut self.buf).map_err(protocol)?
+                    else {
+                        return Err(protocol("unreadable error response"));
+                    };
+                    let e = db_error(&body);
+                    if e.broken {
+                        return Err(e);
+                    }
+                    failed = Some(e);
+                }
+                // BindComplete, CommandComplete, EmptyQueryResponse,
+                // PortalSuspended, and the asynchronous notices.
+                b'2' | b'C' | b'I' | b's' | b'N' | b'S' | b'A' => self.buf.advance(size),
+                tag => {
+                    return Err(protocol(format!(
+                        "unexpected message '{}' in an answer",
+                        tag as char
+                    )))
+                }
+            }
+        }
+    }
+}
+
+/// Do the whole messages in `buf` say nothing but notices, parameter
+/// changes and notifications?
+fn only_asynchronous(buf: &[u8]) -> bool {
+    let mut rest = buf;
+    while let Ok(Some(h)) = backend::Header::parse(rest) {
+        if !matches!(h.tag(), b'N' | b'S' | b'A') {
+            return false;
+        }
+        let size = 1 + h.len() as usize;
+        if rest.len() < size {
+            break;
+        }
+        rest = &rest[size..];
+    }
+    true
+}
+
+/// How an error the server reported counts, and whether it ends the
+/// session: FATAL and PANIC, and an administrator's or crash shutdown, do;
+/// a cancelled query is a timeout.
+pub(crate) fn db_error_kind(severity: &str, code: &str) -> (ErrorKind, bool) {
+    let fatal = matches!(severity, "FATAL" | "PANIC") || code == "57P01" || code == "57P02";
+    if code == "57014" {
+        (ErrorKind::Timeout, fatal)
+    } else if fatal {
+        (ErrorKind::Reset, true)
+    } else {
+        (ErrorKind::Status, false)
+    }
+}
+
+fn db_error(body: &backend::ErrorResponseBody) -> RequestError {
+    let (mut severity, mut code, mut message) = (String::new(), String::new(), String::new());
+    let mut fields = body.fields();
+    while let Ok(Some(f)) = fields.next() {
+        let value = String::from_utf8_lossy(f.value_bytes()).into_owned();
+        match f.type_() {
+            b'V' => severity = value,
+            b'S' if severity.is_empty() => severity = value,
+            b'C' => code = value,
+            b'M' => message = value,
+            _ => {}
+        }
+    }
+    let (kind, broken) = db_error_kind(&severity, &code);
+    RequestError {
+        kind,
+        broken,
+        unsent: false,
+        message: format!("{message} ({code})"),
+        code: None,
+    }
+}
+
+fn protocol(e: impl std::fmt::Display) -> RequestError {
+    RequestError::broken(ErrorKind::Protocol, e)
+}
+
+fn unsent(message: impl std::fmt::Display) -> RequestError {
+    RequestError {
+        unsent: true,
+        ..RequestError::broken(ErrorKind::Reset, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_errors_count_by_severity_and_code() {
+        assert_eq!(db_error_kind("ERROR", "42P01"), (ErrorKind::Status, false));
+        assert_eq!(db_error_kind("FATAL", "28P01"), (ErrorKind::Reset, true));
+        assert_eq!(db_error_kind("FATAL", "57P01"), (ErrorKind::Reset, true));
+        assert_eq!(db_error_kind("ERROR", "57014"), (ErrorKind::Timeout, false));
+    }
+
+    #[test]
+    fn idle_bytes_are_harmless_only_if_asynchronous() {
+        let notice = b"N\0\0\0\x05\0";
+        let fatal = b"E\0\0\0\x05\0";
+        assert!(only_asynchronous(notice));
+        assert!(!only_asynchronous(fatal));
+        assert!(!only_asynchronous(&[&notice[..], &fatal[..]].concat()));
+        assert!(only_asynchronous(&notice[..3]));
+    }
+
+    #[test]
+    fn the_request_is_bind_execute_sync() {
+        let r = encode_request();
+        let tags: Vec<u8> = {
+            let mut rest = &r[..];
+            let mut tags = Vec::new();
+            while !rest.is_empty() {
+                let len = u32::from_be_bytes(rest[1..5].try_into().unwrap()) as usize;
+                tags.push(rest[0]);
+                rest = &rest[1 + len..];
+            }
+            tags
+        };
+        assert_eq!(tags, b"BES");
+    }
+}
