@@ -71,8 +71,8 @@ async fn sender<T: Target>(shared: Arc<Shared<T>>, id: usize, left: Arc<AtomicU6
         .is_ok()
     {
         let start = Instant::now();
-        let outcome: Result<Timing, Fault> = shared.exchange(id, deadline.as_mut()).await;
-        let done = Instant::now();
+        let (outcome, done): (Result<Timing, Fault>, Instant) =
+            shared.exchange(id, deadline.as_mut(), start).await;
         rec.timeline(shared.origin, start, done, outcome.is_ok());
         match outcome {
             Ok(t) => rec.success(t, t.total()),

@@ -17,8 +17,7 @@ pub(crate) async fn worker<T: Target>(
         if start >= shared.end || shared.budget_spent() {
             return;
         }
-        let outcome = shared.exchange(id, deadline.as_mut()).await;
-        let done = Instant::now();
+        let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
         let latency = outcome.map(|t| t.total()).unwrap_or_default();
         let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
         if shared.record(&mut r, start, done, outcome, latency) == Window::Outside {

@@ -80,23 +80,32 @@ impl<T: Target> Shared<T> {
         self.strategy.acquire(key).await
     }
 
-    /// Acquire, send, release. A request the connection closed under before
-    /// it was sent is retried once on another connection and not counted as
-    /// an error. `deadline` is the worker's reusable request timer.
+    /// Acquire, send, release, from `start` (a clock read the caller
+    /// already made); returns the outcome and when it came. A request the
+    /// connection closed under before it was sent is retried once on
+    /// another connection and not counted as an error. `deadline` is the
+    /// worker's reusable request timer.
     pub(crate) async fn exchange(
         &self,
         key: usize,
         mut deadline: Pin<&mut Sleep>,
-    ) -> Result<Timing, Fault> {
+        start: Instant,
+    ) -> (Result<Timing, Fault>, Instant) {
         let mut checkout = Duration::ZERO;
         let mut connect: Option<Duration> = None;
         let mut request = Duration::ZERO;
+        let mut t0 = start;
         for attempt in 0..2 {
-            let t0 = Instant::now();
-            let mut lease = self.lease(key).await?;
+            let mut lease = match self.lease(key).await {
+                Ok(lease) => lease,
+                Err(fault) => return (Err(fault), Instant::now()),
+            };
             // The handler pattern: holding one connection, ask for another.
             let _second = if self.nested {
-                Some(self.lease(key).await?)
+                match self.lease(key).await {
+                    Ok(second) => Some(second),
+                    Err(fault) => return (Err(fault), Instant::now()),
+                }
             } else {
                 None
             };
@@ -116,33 +125,37 @@ impl<T: Target> Shared<T> {
                 sent = self.target.send(&mut lease) => Some(sent),
                 _ = deadline.as_mut() => None,
             };
-            request += t1.elapsed();
+            let t2 = Instant::now();
+            request += t2 - t1;
+            t0 = t2;
             match sent {
                 Some(Ok(reply)) => {
-                    return Ok(Timing {
+                    let timing = Timing {
                         checkout,
                         connect,
                         request,
                         bytes: reply.bytes,
-                    })
+                    };
+                    return (Ok(timing), t2);
                 }
                 Some(Err(e)) => {
                     if e.broken {
                         lease.mark_broken();
                     }
                     if !(e.unsent && attempt == 0) {
-                        return Err(Fault {
+                        let fault = Fault {
                             kind: e.kind,
                             code: e.code,
-                        });
+                        };
+                        return (Err(fault), t2);
                     }
                 }
                 None => {
                     lease.mark_broken();
-                    return Err(ErrorKind::Timeout.into());
+                    return (Err(ErrorKind::Timeout.into()), t2);
                 }
             }
         }
-        Err(ErrorKind::Reset.into())
+        (Err(ErrorKind::Reset.into()), t0)
     }
 }

@@ -38,8 +38,7 @@ pub(crate) async fn worker<T: Target>(
         }
         let start = Instant::now();
         let late = start.saturating_duration_since(intended) > LATE;
-        let outcome = shared.exchange(id, deadline.as_mut()).await;
-        let done = Instant::now();
+        let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
         let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
         if late && intended >= shared.measure_from {
             r.late += 1;

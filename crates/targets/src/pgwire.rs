@@ -15,6 +15,7 @@ use std::io;
 use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio_postgres::config::SslMode;
 use tokio_postgres::Config;
 
 /// The name the query is prepared under on each connection.
@@ -71,6 +72,11 @@ impl PgWire {
     }
 
     async fn startup(&mut self, config: &Config) -> Result<(), RequestError> {
+        if config.get_ssl_mode() == SslMode::Require {
+            return Err(protocol(
+                "sslmode=require: TLS to PostgreSQL is not supported",
+            ));
+        }
         let user = config
             .get_user()
             .map(str::to_string)
