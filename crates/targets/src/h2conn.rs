@@ -116,6 +116,11 @@ impl H2Conn {
             };
             let chunk = chunk.map_err(classify)?;
             bytes += chunk.len() as u64;
+            if body.is_end_stream() {
+                // h2 gives the last chunk's window back when the stream is
+                // dropped: one lock of the connection fewer per request.
+                break;
+            }
             let _ = body.flow_control().release_capacity(chunk.len());
         }
         if status >= 400 {
