@@ -213,6 +213,17 @@ fn bad_database_input_fails_before_the_run_with_the_cause() {
     let err = run_fails(&[
         "run",
         &url,
+        "--query",
+        "SELECT $1::int",
+        "-c",
+        "2",
+        "-d",
+        "1s",
+    ]);
+    assert!(err.contains("takes 1 parameter"), "{err}");
+    let err = run_fails(&[
+        "run",
+        &url,
         "--setup",
         "CREATE TABL t",
         "-c",
