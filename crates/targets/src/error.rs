@@ -96,6 +96,21 @@ impl RequestError {
         }
     }
 
+    /// An answer that did not follow the protocol; the connection is
+    /// unusable.
+    pub fn protocol(message: impl fmt::Display) -> Self {
+        RequestError::broken(ErrorKind::Protocol, message)
+    }
+
+    /// The connection was closed before the request went out: it may be
+    /// retried on another connection without being counted.
+    pub fn unsent(message: impl fmt::Display) -> Self {
+        RequestError {
+            unsent: true,
+            ..RequestError::broken(ErrorKind::Reset, message)
+        }
+    }
+
     /// An error status; the connection stays usable.
     pub fn status(code: u16) -> Self {
         RequestError {

@@ -7,7 +7,7 @@ use crate::{ErrorKind, Reply, RequestError};
 use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -27,8 +27,7 @@ pub trait Wire: AsyncRead + AsyncWrite + Unpin + Send + 'static {
 
 impl Wire for TcpStream {
     fn closed_while_idle(&mut self) -> bool {
-        let mut cx = Context::from_waker(Waker::noop());
-        match self.poll_read_ready(&mut cx) {
+        match crate::net::readiness(self) {
             Poll::Pending => false,
             Poll::Ready(Err(_)) => true,
             // Readable while idle: end of stream, stray bytes, or a stale
@@ -93,14 +92,14 @@ impl<I: Wire> Http1Conn<I> {
     /// answer.
     pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
         if self.closed {
-            return Err(unsent("connection closed before the request"));
+            return Err(RequestError::unsent("connection closed before the request"));
         }
         let reused = std::mem::replace(&mut self.reused, true);
         // Until the answer is whole the connection's state is unknown.
         self.closed = true;
         if let Err(e) = self.io.write_all(request).await {
             return Err(match reused {
-                true => unsent(format!("connection closed before the request: {e}")),
+                true => RequestError::unsent(format!("connection closed before the request: {e}")),
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
             });
         }
@@ -108,7 +107,7 @@ impl<I: Wire> Http1Conn<I> {
             let head = match self.read_head().await {
                 Ok(head) => head,
                 Err(e) if reused && e.kind == ErrorKind::Reset && self.filled == 0 => {
-                    return Err(unsent(e.message))
+                    return Err(RequestError::unsent(e.message))
                 }
                 Err(e) => return Err(e),
             };
@@ -144,7 +143,7 @@ impl<I: Wire> Http1Conn<I> {
     async fn fill(&mut self) -> Result<usize, RequestError> {
         if self.filled == self.buf.len() {
             if self.buf.len() >= MAX_HEAD {
-                return Err(protocol("answer head larger than 64 KiB"));
+                return Err(RequestError::protocol("answer head larger than 64 KiB"));
             }
             self.buf.resize(self.buf.len() * 2, 0);
         }
@@ -212,7 +211,7 @@ impl<I: Wire> Http1Conn<I> {
                     Ok(httparse::Status::Partial) => {
                         self.fill().await?;
                     }
-                    Err(_) => return Err(protocol("invalid chunk size")),
+                    Err(_) => return Err(RequestError::protocol("invalid chunk size")),
                 }
             };
             self.consume(used);
@@ -230,7 +229,7 @@ impl<I: Wire> Http1Conn<I> {
             self.fill().await?;
         }
         if &self.buf[..2] != b"\r\n" {
-            return Err(protocol("chunk not followed by CRLF"));
+            return Err(RequestError::protocol("chunk not followed by CRLF"));
         }
         self.consume(2);
         Ok(())
@@ -274,7 +273,7 @@ fn parse_head(data: &[u8]) -> Result<Option<Head>, RequestError> {
     let len = match resp.parse(data) {
         Ok(httparse::Status::Complete(len)) => len,
         Ok(httparse::Status::Partial) => return Ok(None),
-        Err(e) => return Err(protocol(format!("invalid answer head: {e}"))),
+        Err(e) => return Err(RequestError::protocol(format!("invalid answer head: {e}"))),
     };
     let status = resp.code.unwrap_or(0);
     let mut length = None;
@@ -286,9 +285,9 @@ fn parse_head(data: &[u8]) -> Result<Option<Head>, RequestError> {
             let n = std::str::from_utf8(h.value)
                 .ok()
                 .and_then(|v| v.trim().parse::<u64>().ok())
-                .ok_or_else(|| protocol("invalid content-length"))?;
+                .ok_or_else(|| RequestError::protocol("invalid content-length"))?;
             if length.is_some_and(|m| m != n) {
-                return Err(protocol("conflicting content-length headers"));
+                return Err(RequestError::protocol("conflicting content-length headers"));
             }
             length = Some(n);
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
@@ -323,17 +322,6 @@ fn has_token(value: &[u8], token: &[u8]) -> bool {
     value
         .split(|&b| b == b',')
         .any(|part| part.trim_ascii().eq_ignore_ascii_case(token))
-}
-
-fn protocol(message: impl std::fmt::Display) -> RequestError {
-    RequestError::broken(ErrorKind::Protocol, message)
-}
-
-fn unsent(message: impl std::fmt::Display) -> RequestError {
-    RequestError {
-        unsent: true,
-        ..RequestError::broken(ErrorKind::Reset, message)
-    }
 }
 
 #[cfg(test)]

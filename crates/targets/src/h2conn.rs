@@ -185,10 +185,7 @@ impl<F: Future> Future for YieldFirst<F> {
 
 /// A stream that could not be opened: the connection is closed or going away.
 fn not_opened(e: h2::Error) -> RequestError {
-    RequestError {
-        unsent: true,
-        ..RequestError::broken(ErrorKind::Reset, format!("HTTP/2 connection closed: {e}"))
-    }
+    RequestError::unsent(format!("HTTP/2 connection closed: {e}"))
 }
 
 /// A peer that did not complete the HTTP/2 handshake.

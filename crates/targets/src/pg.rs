@@ -4,7 +4,7 @@
 //! the queries of several holders over one connection.
 use crate::pgwire::{self, PgWire};
 use crate::postgres::{PgConn, PostgresTarget, PIPELINE_DEPTH};
-use crate::{ErrorKind, Reply, RequestError, Target};
+use crate::{Reply, RequestError, Target};
 use bytes::Bytes;
 use poolbench_pool::Connector;
 
@@ -46,13 +46,7 @@ impl Connector for PgTarget {
         let conn = self.pipelined.connect().await?;
         // The same check as the sessions' prepare, so the run stops at its
         // first connect rather than failing every request.
-        let n = conn.statement().params().len();
-        if n > 0 {
-            return Err(RequestError::broken(
-                ErrorKind::Protocol,
-                format!("the query takes {n} parameter(s); poolbench sends none"),
-            ));
-        }
+        pgwire::check_no_parameters(conn.statement().params().len())?;
         Ok(PgConnection::Pipelined(conn))
     }
 

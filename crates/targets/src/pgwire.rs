@@ -12,7 +12,7 @@ use postgres_protocol::message::backend::{self, Message};
 use postgres_protocol::message::frontend;
 use postgres_protocol::IsNull;
 use std::io;
-use std::task::{Context, Poll, Waker};
+use std::task::Poll;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_postgres::config::SslMode;
@@ -73,7 +73,7 @@ impl PgWire {
 
     async fn startup(&mut self, config: &Config) -> Result<(), RequestError> {
         if config.get_ssl_mode() == SslMode::Require {
-            return Err(protocol(
+            return Err(RequestError::protocol(
                 "sslmode=require: TLS to PostgreSQL is not supported",
             ));
         }
@@ -90,7 +90,7 @@ impl PgWire {
         ];
         params.extend(optional.iter().filter_map(|(k, v)| v.map(|v| (*k, v))));
         let mut out = BytesMut::new();
-        frontend::startup_message(params, &mut out).map_err(protocol)?;
+        frontend::startup_message(params, &mut out).map_err(RequestError::protocol)?;
         self.send(&out).await?;
         let password = config.get_password();
         let need = || {
@@ -106,20 +106,21 @@ impl PgWire {
                 Message::AuthenticationOk => break,
                 Message::AuthenticationCleartextPassword => {
                     frontend::password_message(password.ok_or_else(need)?, &mut out)
-                        .map_err(protocol)?;
+                        .map_err(RequestError::protocol)?;
                 }
                 Message::AuthenticationMd5Password(body) => {
                     let hash = md5_hash(user.as_bytes(), password.ok_or_else(need)?, body.salt());
-                    frontend::password_message(hash.as_bytes(), &mut out).map_err(protocol)?;
+                    frontend::password_message(hash.as_bytes(), &mut out)
+                        .map_err(RequestError::protocol)?;
                 }
                 Message::AuthenticationSasl(body) => {
                     let mechanisms: Vec<String> = body
                         .mechanisms()
                         .map(|m| Ok(m.to_string()))
                         .collect()
-                        .map_err(protocol)?;
+                        .map_err(RequestError::protocol)?;
                     if !mechanisms.iter().any(|m| m == sasl::SCRAM_SHA_256) {
-                        return Err(protocol(format!(
+                        return Err(RequestError::protocol(format!(
                             "no supported authentication mechanism among {mechanisms:?}"
                         )));
                     }
@@ -128,24 +129,29 @@ impl PgWire {
                         sasl::ChannelBinding::unsupported(),
                     );
                     frontend::sasl_initial_response(sasl::SCRAM_SHA_256, s.message(), &mut out)
-                        .map_err(protocol)?;
+                        .map_err(RequestError::protocol)?;
                     scram = Some(s);
                 }
                 Message::AuthenticationSaslContinue(body) => {
                     let s = scram
                         .as_mut()
-                        .ok_or_else(|| protocol("unexpected SASL step"))?;
-                    s.update(body.data()).map_err(protocol)?;
-                    frontend::sasl_response(s.message(), &mut out).map_err(protocol)?;
+                        .ok_or_else(|| RequestError::protocol("unexpected SASL step"))?;
+                    s.update(body.data()).map_err(RequestError::protocol)?;
+                    frontend::sasl_response(s.message(), &mut out)
+                        .map_err(RequestError::protocol)?;
                 }
                 Message::AuthenticationSaslFinal(body) => {
                     let s = scram
                         .as_mut()
-                        .ok_or_else(|| protocol("unexpected SASL step"))?;
-                    s.finish(body.data()).map_err(protocol)?;
+                        .ok_or_else(|| RequestError::protocol("unexpected SASL step"))?;
+                    s.finish(body.data()).map_err(RequestError::protocol)?;
                 }
                 Message::ErrorResponse(body) => return Err(db_error(&body)),
-                _ => return Err(protocol("unexpected message during authentication")),
+                _ => {
+                    return Err(RequestError::protocol(
+                        "unexpected message during authentication",
+                    ))
+                }
             }
             if !out.is_empty() {
                 self.send(&out).await?;
@@ -162,8 +168,9 @@ impl PgWire {
 
     async fn prepare(&mut self, query: &str) -> Result<(), RequestError> {
         let mut out = BytesMut::new();
-        frontend::parse(STATEMENT, query, std::iter::empty(), &mut out).map_err(protocol)?;
-        frontend::describe(b'S', STATEMENT, &mut out).map_err(protocol)?;
+        frontend::parse(STATEMENT, query, std::iter::empty(), &mut out)
+            .map_err(RequestError::protocol)?;
+        frontend::describe(b'S', STATEMENT, &mut out).map_err(RequestError::protocol)?;
         frontend::sync(&mut out);
         self.send(&out).await?;
         let mut failed = None;
@@ -172,11 +179,9 @@ impl PgWire {
                 Message::ReadyForQuery(_) => break,
                 Message::ErrorResponse(body) => failed = Some(db_error(&body)),
                 Message::ParameterDescription(body) => {
-                    let n = body.parameters().count().map_err(protocol)?;
-                    if n > 0 {
-                        failed = Some(protocol(format!(
-                            "the query takes {n} parameter(s); poolbench sends none"
-                        )));
+                    let n = body.parameters().count().map_err(RequestError::protocol)?;
+                    if let Err(e) = check_no_parameters(n) {
+                        failed = Some(e);
                     }
                 }
                 _ => {}
@@ -208,7 +213,7 @@ impl PgWire {
     /// The next whole message, parsed.
     async fn message(&mut self) -> Result<Message, RequestError> {
         loop {
-            if let Some(m) = Message::parse(&mut self.buf).map_err(protocol)? {
+            if let Some(m) = Message::parse(&mut self.buf).map_err(RequestError::protocol)? {
                 return Ok(m);
             }
             self.fill().await?;
@@ -224,18 +229,13 @@ impl PgWire {
     /// changes and notifications are kept for the next request to skip;
     /// anything else (a FATAL error before it closes) ends the session.
     fn closed_while_idle(&mut self) -> bool {
-        let mut cx = Context::from_waker(Waker::noop());
-        match self.io.poll_read_ready(&mut cx) {
+        match crate::net::readiness(&self.io) {
             Poll::Pending => return false,
             Poll::Ready(Err(_)) => return true,
             Poll::Ready(Ok(())) => {}
         }
         self.buf.reserve(READ_SIZE);
-        let spare = self.buf.len();
-        self.buf.resize(self.buf.capacity(), 0);
-        let got = self.io.try_read(&mut self.buf[spare..]);
-        self.buf.truncate(spare + *got.as_ref().unwrap_or(&0));
-        match got {
+        match self.io.try_read_buf(&mut self.buf) {
             Ok(0) => true,
             Ok(_) => !only_asynchronous(&self.buf),
             Err(e) => e.kind() != io::ErrorKind::WouldBlock,
@@ -246,14 +246,14 @@ impl PgWire {
     /// counting rows.
     pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
         if self.closed {
-            return Err(unsent("session closed before the request"));
+            return Err(RequestError::unsent("session closed before the request"));
         }
         let reused = std::mem::replace(&mut self.reused, true);
         // Until ReadyForQuery the session's state is unknown.
         self.closed = true;
         if let Err(e) = self.io.write_all(request).await {
             return Err(match reused {
-                true => unsent(format!("session closed before the request: {e}")),
+                true => RequestError::unsent(format!("session closed before the request: {e}")),
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
             });
         }
@@ -261,13 +261,13 @@ impl PgWire {
         let mut failed: Option<RequestError> = None;
         let mut answered = false;
         loop {
-            let header = match backend::Header::parse(&self.buf).map_err(protocol)? {
+            let header = match backend::Header::parse(&self.buf).map_err(RequestError::protocol)? {
                 Some(h) if self.buf.len() > h.len() as usize => h,
                 _ => {
                     match self.fill().await {
                         Ok(()) => {}
                         Err(e) if reused && !answered && self.buf.is_empty() => {
-                            return Err(unsent(e.message))
+                            return Err(RequestError::unsent(e.message))
                         }
                         Err(e) => return Err(failed.unwrap_or(e)),
                     }
@@ -294,9 +294,9 @@ impl PgWire {
                 }
                 b'E' => {
                     let Some(Message::ErrorResponse(body)) =
-                        Message::parse(&mut self.buf).map_err(protocol)?
+                        Message::parse(&mut self.buf).map_err(RequestError::protocol)?
                     else {
-                        return Err(protocol("unreadable error response"));
+                        return Err(RequestError::protocol("unreadable error response"));
                     };
                     let e = db_error(&body);
                     if e.broken {
@@ -308,7 +308,7 @@ impl PgWire {
                 // PortalSuspended, and the asynchronous notices.
                 b'2' | b'C' | b'I' | b's' | b'N' | b'S' | b'A' => self.buf.advance(size),
                 tag => {
-                    return Err(protocol(format!(
+                    return Err(RequestError::protocol(format!(
                         "unexpected message '{}' in an answer",
                         tag as char
                     )))
@@ -372,14 +372,13 @@ fn db_error(body: &backend::ErrorResponseBody) -> RequestError {
     }
 }
 
-fn protocol(e: impl std::fmt::Display) -> RequestError {
-    RequestError::broken(ErrorKind::Protocol, e)
-}
-
-fn unsent(message: impl std::fmt::Display) -> RequestError {
-    RequestError {
-        unsent: true,
-        ..RequestError::broken(ErrorKind::Reset, message)
+/// poolbench binds no parameters: a query that takes some cannot run.
+pub(crate) fn check_no_parameters(n: usize) -> Result<(), RequestError> {
+    match n {
+        0 => Ok(()),
+        n => Err(RequestError::protocol(format!(
+            "the query takes {n} parameter(s); poolbench sends none"
+        ))),
     }
 }
 
