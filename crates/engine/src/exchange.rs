@@ -76,8 +76,15 @@ impl<T: Target> Shared<T> {
         Window::Measured
     }
 
-    async fn lease(&self, key: usize) -> Result<Checked<T>, Fault> {
-        self.strategy.acquire(key).await
+    /// A lease, and with `nested` a second one taken while holding the
+    /// first (the handler pattern: holding one connection, ask for another).
+    async fn leases(&self, key: usize) -> Result<(Checked<T>, Option<Checked<T>>), Fault> {
+        let first = self.strategy.acquire(key).await?;
+        let second = match self.nested {
+            true => Some(self.strategy.acquire(key).await?),
+            false => None,
+        };
+        Ok((first, second))
     }
 
     /// Acquire, send, release, from `start` (a clock read the caller
@@ -96,18 +103,9 @@ impl<T: Target> Shared<T> {
         let mut request = Duration::ZERO;
         let mut t0 = start;
         for attempt in 0..2 {
-            let mut lease = match self.lease(key).await {
-                Ok(lease) => lease,
+            let (mut lease, _second) = match self.leases(key).await {
+                Ok(leases) => leases,
                 Err(fault) => return (Err(fault), Instant::now()),
-            };
-            // The handler pattern: holding one connection, ask for another.
-            let _second = if self.nested {
-                match self.lease(key).await {
-                    Ok(second) => Some(second),
-                    Err(fault) => return (Err(fault), Instant::now()),
-                }
-            } else {
-                None
             };
             let t1 = Instant::now();
             let opened = lease.take_connect_time();
