@@ -1,7 +1,7 @@
 //! One target type over every protocol, chosen by the URL's scheme, so the
 //! engine drives all of them through the same strategies and load models.
 use crate::grpc::{GrpcConn, GrpcTarget};
-use crate::h2conn::H2Conn;
+use crate::h2wire::H2Wire;
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::Http2Target;
 use crate::https::{HttpsConn, HttpsTarget};
@@ -27,7 +27,7 @@ pub enum AnyTarget {
 /// A connection opened by an [`AnyTarget`].
 pub enum AnyConn {
     Http1(Http1Conn),
-    Http2(H2Conn),
+    Http2(H2Wire),
     Https(HttpsConn),
     // Boxed: a tonic channel is large, and connections move in and out of
     // pools on every request.

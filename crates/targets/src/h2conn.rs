@@ -1,10 +1,11 @@
-//! HTTP/2 client connections on the h2 crate, shared by `h2c://`,
-//! `https://` (when ALPN picks h2), `grpc://` and `grpcs://`. The h2 crate
+//! HTTP/2 client connections on the h2 crate, for `grpc://` and
+//! `grpcs://` (tonic sends over them; `h2c://` and `https://` use the lean
+//! client in `h2wire`). The h2 crate
 //! (unlike hyper) tells the peer's max concurrent streams, which is what a
 //! multiplexed connection is worth to the strategies.
-use crate::{ErrorKind, Reply, RequestError};
+use crate::{ErrorKind, RequestError};
 use bytes::Bytes;
-use h2::client::{ResponseFuture, SendRequest};
+use h2::client::SendRequest;
 use h2::{Ping, Reason, RecvStream};
 use http::{Request, Response};
 use http_body_util::BodyExt;
@@ -101,48 +102,12 @@ impl H2Conn {
         }
     }
 
-    /// Sends `req` (no body) and reads the whole answer; 4xx and 5xx are
-    /// errors by status.
-    pub(crate) async fn get(&mut self, req: Request<()>) -> Result<Reply, RequestError> {
-        let response = self.open(req).await?;
-        let resp = response.await.map_err(classify)?;
-        let status = resp.status().as_u16();
-        let mut body = resp.into_body();
-        let mut bytes = 0u64;
-        // Stops at END_STREAM without another poll of the stream.
-        while !body.is_end_stream() {
-            let Some(chunk) = body.data().await else {
-                break;
-            };
-            let chunk = chunk.map_err(classify)?;
-            bytes += chunk.len() as u64;
-            if body.is_end_stream() {
-                // h2 gives the last chunk's window back when the stream is
-                // dropped: one lock of the connection fewer per request.
-                break;
-            }
-            let _ = body.flow_control().release_capacity(chunk.len());
-        }
-        if status >= 400 {
-            return Err(RequestError::status(status));
-        }
-        Ok(Reply { status, bytes })
-    }
-
     /// Waits until this handle may open a stream: at once unless its last
     /// stream still waits to open. A connection that is closed or going away
     /// gives an unsent error: the request may be retried elsewhere.
     pub(crate) async fn ready(&mut self) -> Result<(), RequestError> {
         poll_fn(|cx| self.sender.poll_ready(cx))
             .await
-            .map_err(not_opened)
-    }
-
-    async fn open(&mut self, req: Request<()>) -> Result<ResponseFuture, RequestError> {
-        self.ready().await?;
-        self.sender
-            .send_request(req, true)
-            .map(|(response, _)| response)
             .map_err(not_opened)
     }
 }
@@ -210,19 +175,6 @@ pub(crate) fn kind_of(e: &h2::Error) -> (ErrorKind, bool) {
         None if e.is_go_away() => (ErrorKind::Reset, true),
         None if e.is_reset() => (ErrorKind::Reset, false),
         None => (ErrorKind::Protocol, true),
-    }
-}
-
-/// Count an h2 error (see [`kind_of`]). A refused stream, or one cut by a
-/// graceful GOAWAY (above the server's last stream id), was never processed:
-/// it may be retried.
-pub(crate) fn classify(e: h2::Error) -> RequestError {
-    let (kind, broken) = kind_of(&e);
-    let graceful = e.is_go_away() && e.reason() == Some(Reason::NO_ERROR);
-    RequestError {
-        broken,
-        unsent: graceful || e.reason() == Some(Reason::REFUSED_STREAM),
-        ..RequestError::broken(kind, format!("HTTP/2: {e}"))
     }
 }
 

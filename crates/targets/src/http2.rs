@@ -1,16 +1,20 @@
-//! `h2c://`: HTTP/2 with prior knowledge over TCP, on the h2 crate.
-use crate::h2conn::H2Conn;
+//! `h2c://`: HTTP/2 with prior knowledge over TCP, on the lean client
+//! (`h2wire`).
+use crate::h2frame::get_block;
+use crate::h2wire::H2Wire;
 use crate::{Reply, RequestError, Target, TargetSpec};
-use http::{Request, Uri};
+use http::Uri;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens h2c connections to one address and sends `GET path`.
 #[derive(Clone, Debug)]
 pub struct Http2Target {
     addr: SocketAddr,
-    uri: Uri,
+    /// The request's header block, encoded once.
+    block: Arc<[u8]>,
     connect_timeout: Duration,
 }
 
@@ -19,7 +23,7 @@ impl Http2Target {
     pub fn new(spec: &TargetSpec, addr: SocketAddr, connect_timeout: Duration) -> Self {
         Http2Target {
             addr,
-            uri: request_uri("http", spec),
+            block: get_block(false, &spec.authority, &spec.path).into(),
             connect_timeout,
         }
     }
@@ -32,43 +36,44 @@ pub(crate) fn request_uri(scheme: &str, spec: &TargetSpec) -> Uri {
         .unwrap_or(Uri::from_static("http://localhost/"))
 }
 
-/// `GET uri` without a body.
-pub(crate) fn get(uri: &Uri) -> Request<()> {
-    let mut req = Request::new(());
-    *req.uri_mut() = uri.clone();
-    req
+/// The HTTP/2 handshake over `io` within `timeout`.
+pub(crate) async fn handshake<I>(io: I, timeout: Duration) -> Result<H2Wire, RequestError>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    match tokio::time::timeout(timeout, H2Wire::handshake(io)).await {
+        Ok(conn) => conn,
+        Err(_) => Err(RequestError::broken(
+            crate::ErrorKind::Timeout,
+            "HTTP/2 handshake timed out",
+        )),
+    }
 }
 
 impl Connector for Http2Target {
-    type Conn = H2Conn;
+    type Conn = H2Wire;
     type Error = RequestError;
 
-    async fn connect(&self) -> Result<H2Conn, RequestError> {
+    async fn connect(&self) -> Result<H2Wire, RequestError> {
         let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
-        match tokio::time::timeout(self.connect_timeout, H2Conn::handshake(stream)).await {
-            Ok(conn) => conn,
-            Err(_) => Err(RequestError::broken(
-                crate::ErrorKind::Timeout,
-                "HTTP/2 handshake timed out",
-            )),
-        }
+        handshake(stream, self.connect_timeout).await
     }
 
-    fn is_broken(&self, conn: &mut H2Conn) -> bool {
+    fn is_broken(&self, conn: &mut H2Wire) -> bool {
         conn.is_broken()
     }
 
-    fn streams(&self, conn: &H2Conn) -> usize {
+    fn streams(&self, conn: &H2Wire) -> usize {
         conn.streams()
     }
 
-    fn share(&self, conn: &H2Conn) -> Option<H2Conn> {
+    fn share(&self, conn: &H2Wire) -> Option<H2Wire> {
         Some(conn.share())
     }
 }
 
 impl Target for Http2Target {
-    async fn send(&self, conn: &mut H2Conn) -> Result<Reply, RequestError> {
-        conn.get(get(&self.uri)).await
+    async fn send(&self, conn: &mut H2Wire) -> Result<Reply, RequestError> {
+        conn.get(&self.block).await
     }
 }

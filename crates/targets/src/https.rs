@@ -1,14 +1,14 @@
 //! `https://`: TLS (rustls), then HTTP/2 or HTTP/1.1 as ALPN decides
 //! (`--http1` / `--http2` offer only one).
-use crate::h2conn::H2Conn;
+use crate::h2frame::get_block;
+use crate::h2wire::H2Wire;
 use crate::http1::{Http1Conn, Http1Target};
-use crate::http2::{get, request_uri};
 use crate::options::HttpVersion;
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
-use http::Uri;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
@@ -21,7 +21,8 @@ pub struct HttpsTarget {
     version: HttpVersion,
     /// Sends over HTTP/1.1 connections (its address is not used).
     http1: Http1Target,
-    uri: Uri,
+    /// The HTTP/2 request's header block, encoded once.
+    block: Arc<[u8]>,
     connect_timeout: Duration,
 }
 
@@ -31,7 +32,7 @@ pub enum HttpsConn {
     /// move in and out of pools on every request).
     Http1(Box<Http1Conn<TlsStream<TcpStream>>>),
     /// HTTP/2 over TLS.
-    Http2(H2Conn),
+    Http2(H2Wire),
 }
 
 impl HttpsTarget {
@@ -52,7 +53,7 @@ impl HttpsTarget {
             tls: TlsClient::new(spec, options, alpn)?,
             version: options.http_version,
             http1: Http1Target::new(spec, addr, connect_timeout),
-            uri: request_uri("https", spec),
+            block: get_block(true, &spec.authority, &spec.path).into(),
             connect_timeout,
         })
     }
@@ -73,7 +74,9 @@ impl Connector for HttpsTarget {
             ));
         }
         if h2 {
-            H2Conn::handshake(stream).await.map(HttpsConn::Http2)
+            crate::http2::handshake(stream, self.connect_timeout)
+                .await
+                .map(HttpsConn::Http2)
         } else {
             Ok(HttpsConn::Http1(Box::new(Http1Conn::new(stream))))
         }
@@ -105,7 +108,7 @@ impl Target for HttpsTarget {
     async fn send(&self, conn: &mut HttpsConn) -> Result<Reply, RequestError> {
         match conn {
             HttpsConn::Http1(c) => self.http1.exchange(c).await,
-            HttpsConn::Http2(c) => c.get(get(&self.uri)).await,
+            HttpsConn::Http2(c) => c.get(&self.block).await,
         }
     }
 }

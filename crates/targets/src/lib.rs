@@ -8,6 +8,10 @@ mod error;
 pub mod grpc;
 mod h1wire;
 mod h2conn;
+mod h2driver;
+mod h2frame;
+mod h2read;
+mod h2wire;
 pub mod http1;
 pub mod http2;
 pub mod https;
@@ -24,6 +28,7 @@ mod tls;
 pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
 pub use h2conn::H2Conn;
+pub use h2wire::H2Wire;
 pub use options::{HttpVersion, TargetOptions};
 pub use spec::{TargetError, TargetSpec};
 

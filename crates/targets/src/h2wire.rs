@@ -1,0 +1,278 @@
+//! A lean HTTP/2 client connection for `GET` requests (`h2c://`, and
+//! `https://` when ALPN picks h2). gRPC keeps the h2 crate (`h2conn`).
+//!
+//! One driver task per connection owns the socket: it writes what the
+//! request handles queued and reads the server's frames. A request is one
+//! pre-encoded HEADERS frame appended to the connection's out buffer under a
+//! lock; its answer is a status and a byte count the driver records for it.
+//! The general machinery of the h2 crate (stream state machines, header maps,
+//! a fresh HPACK encoding per request, per-stream flow control) cost about
+//! four fifths of a request's client CPU, which is what the peers compared
+//! with (h2load) do not spend.
+use crate::h2driver::Driver;
+use crate::h2frame as f;
+use crate::{Reply, RequestError};
+use std::collections::HashMap;
+use std::future::poll_fn;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Client-initiated streams one HTTP/2 connection can ever open (odd ids
+/// below 2^31): the limit of a peer that sets none.
+pub(crate) const UNLIMITED_STREAMS: usize = 1 << 30;
+
+/// One HTTP/2 connection, or a handle to one ([`H2Wire::share`]). Its
+/// driver task ends when every handle is dropped and no stream is open.
+pub struct H2Wire {
+    shared: Arc<Shared>,
+}
+
+/// What the handles and the driver share.
+pub(crate) struct Shared {
+    pub(crate) state: Mutex<State>,
+    /// Closed, failed, or going away: open no more streams on it.
+    pub(crate) broken: AtomicBool,
+    /// The peer's max concurrent streams.
+    pub(crate) streams: AtomicUsize,
+    /// Live handles.
+    pub(crate) handles: AtomicUsize,
+}
+
+/// Request-side state, under the lock.
+pub(crate) struct State {
+    /// Frames queued for the driver to write.
+    pub(crate) out: Vec<u8>,
+    /// Wakes the driver (taken by whoever wakes it).
+    pub(crate) driver: Option<Waker>,
+    pub(crate) next_id: u32,
+    pub(crate) open: HashMap<u32, Stream, BuildHasherDefault<IdHasher>>,
+    /// The last stream id of the server's GOAWAY.
+    pub(crate) goaway: Option<u32>,
+    /// Why the connection ended.
+    pub(crate) ended: Option<String>,
+}
+
+/// One request's answer as it arrives.
+#[derive(Default)]
+pub(crate) struct Stream {
+    pub(crate) status: u16,
+    pub(crate) bytes: u64,
+    pub(crate) outcome: Option<Result<(), RequestError>>,
+    pub(crate) waker: Option<Waker>,
+}
+
+impl Shared {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves the state as consistent as
+        // any frame boundary: keep going.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl H2Wire {
+    /// The HTTP/2 handshake over `io`: the preface and SETTINGS, then one
+    /// PING round trip, so the server's SETTINGS (its max concurrent
+    /// streams) are known before the first request. A peer that does not
+    /// speak HTTP/2 fails here.
+    pub(crate) async fn handshake<I>(io: I) -> Result<H2Wire, RequestError>
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State {
+                out: Vec::with_capacity(4096),
+                driver: None,
+                next_id: 1,
+                open: HashMap::default(),
+                goaway: None,
+                ended: None,
+            }),
+            broken: AtomicBool::new(false),
+            streams: AtomicUsize::new(UNLIMITED_STREAMS),
+            handles: AtomicUsize::new(1),
+        });
+        let mut driver = Driver::new(io, Arc::clone(&shared));
+        poll_fn(|cx| driver.poll_handshake(cx)).await?;
+        tokio::spawn(driver);
+        Ok(H2Wire { shared })
+    }
+
+    /// Streams the peer lets this connection open at once.
+    pub(crate) fn streams(&self) -> usize {
+        self.shared.streams.load(Ordering::Relaxed)
+    }
+
+    /// A second handle to the same connection.
+    pub(crate) fn share(&self) -> H2Wire {
+        self.shared.handles.fetch_add(1, Ordering::Relaxed);
+        H2Wire {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
+    /// The connection has ended, failed, or is going away.
+    pub(crate) fn is_broken(&self) -> bool {
+        self.shared.broken.load(Ordering::Acquire)
+    }
+
+    /// Sends the request whose header block is `block` (no body) and reads
+    /// the whole answer; 4xx and 5xx are errors by status. Dropped before
+    /// the answer, the request's stream is reset (CANCEL).
+    pub(crate) async fn get(&self, block: &[u8]) -> Result<Reply, RequestError> {
+        let id = self.open(block)?;
+        let mut waiting = Waiting {
+            shared: &self.shared,
+            id,
+            done: false,
+        };
+        poll_fn(|cx| waiting.poll(cx)).await
+    }
+
+    /// Queues the HEADERS of a new stream and wakes the driver.
+    fn open(&self, block: &[u8]) -> Result<u32, RequestError> {
+        let mut state = self.shared.lock();
+        if let Some(why) = &state.ended {
+            return Err(RequestError::unsent(format!(
+                "HTTP/2 connection closed: {why}"
+            )));
+        }
+        if state.goaway.is_some() {
+            return Err(RequestError::unsent("the server is going away (GOAWAY)"));
+        }
+        let id = state.next_id;
+        if id > f::MAX_WINDOW {
+            self.shared.broken.store(true, Ordering::Release);
+            return Err(RequestError::unsent(
+                "the connection's stream ids are used up",
+            ));
+        }
+        state.next_id += 2;
+        put_headers(&mut state.out, id, block);
+        state.open.insert(id, Stream::default());
+        let driver = state.driver.take();
+        drop(state);
+        if let Some(driver) = driver {
+            driver.wake();
+        }
+        Ok(id)
+    }
+}
+
+impl Drop for H2Wire {
+    fn drop(&mut self) {
+        if self.shared.handles.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let driver = self.shared.lock().driver.take();
+            if let Some(driver) = driver {
+                driver.wake();
+            }
+        }
+    }
+}
+
+/// HEADERS (END_STREAM) carrying `block`, split into CONTINUATION frames
+/// if it is larger than a frame.
+fn put_headers(out: &mut Vec<u8>, id: u32, block: &[u8]) {
+    let mut chunks = block.chunks(f::MAX_FRAME).peekable();
+    let mut kind = f::HEADERS;
+    let mut flags = f::END_STREAM;
+    while let Some(chunk) = chunks.next() {
+        if chunks.peek().is_none() {
+            flags |= f::END_HEADERS;
+        }
+        f::put_head(out, chunk.len(), kind, flags, id);
+        out.extend_from_slice(chunk);
+        kind = f::CONTINUATION;
+        flags = 0;
+    }
+    if block.is_empty() {
+        f::put_head(out, 0, f::HEADERS, f::END_STREAM | f::END_HEADERS, id);
+    }
+}
+
+/// A request waiting for its answer.
+struct Waiting<'a> {
+    shared: &'a Shared,
+    id: u32,
+    done: bool,
+}
+
+impl Waiting<'_> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<Reply, RequestError>> {
+        let mut state = self.shared.lock();
+        let Some(stream) = state.open.get_mut(&self.id) else {
+            self.done = true;
+            return Poll::Ready(Err(RequestError::protocol("HTTP/2 stream lost")));
+        };
+        if stream.outcome.is_none() {
+            if !stream
+                .waker
+                .as_ref()
+                .is_some_and(|w| w.will_wake(cx.waker()))
+            {
+                stream.waker = Some(cx.waker().clone());
+            }
+            return Poll::Pending;
+        }
+        let stream = state.open.remove(&self.id).unwrap_or_default();
+        drop(state);
+        self.done = true;
+        Poll::Ready(match stream.outcome {
+            Some(Err(e)) => Err(e),
+            _ if stream.status == 0 => Err(RequestError {
+                broken: false,
+                ..RequestError::protocol("HTTP/2 answer without :status")
+            }),
+            _ if stream.status >= 400 => Err(RequestError::status(stream.status)),
+            _ => Ok(Reply {
+                status: stream.status,
+                bytes: stream.bytes,
+            }),
+        })
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let mut state = self.shared.lock();
+        let unanswered = state
+            .open
+            .remove(&self.id)
+            .is_some_and(|s| s.outcome.is_none());
+        if !unanswered || state.ended.is_some() {
+            return;
+        }
+        f::put_u32_frame(&mut state.out, f::RST_STREAM, self.id, f::CANCEL);
+        let driver = state.driver.take();
+        drop(state);
+        if let Some(driver) = driver {
+            driver.wake();
+        }
+    }
+}
+
+/// Hashes odd stream ids into distinct buckets (ids are unique; no
+/// attacker chooses them).
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u32(&mut self, id: u32) {
+        self.0 = u64::from(id >> 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
