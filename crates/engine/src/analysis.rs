@@ -383,14 +383,22 @@ pub fn recommend(result: &RunResult) -> Option<Recommendation> {
                 .cmp(&cap(b))
                 .then(b.throughput_rps.total_cmp(&a.throughput_rps))
         })?;
+    // A strategy without a cap (per-request, take-or-create) may open one
+    // connection per worker, whatever its size says.
+    let connections = match pick.connection_cap {
+        Some(cap) => cap.to_string(),
+        None => format!(
+            "no cap: up to {level}, one per worker; {} open at peak",
+            pick.connections.peak_open
+        ),
+    };
     Some(Recommendation {
         strategy: pick.strategy.clone(),
         pool_size: pick.pool_size,
         concurrency: level,
         reason: format!(
-            "at c={level}, the fewest connections ({}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
+            "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
              and 20% of the best p99 ({} against {})",
-            cap(pick),
             pick.throughput_rps,
             peak,
             ms(pick.latency_us.p99),

@@ -126,6 +126,24 @@ fn recommendation_stops_where_the_server_limits() {
 }
 
 #[test]
+fn an_uncapped_recommendation_says_how_many_connections_it_may_open() {
+    // take-or-create:2 opens one connection per worker (4), pool:2 queues
+    // half of them behind a 5 ms server: the first wins, and its size (2)
+    // must not read as its connection count.
+    let result = quick_run(delay("5ms"), "pool:2,take-or-create:2", &[4], |p| {
+        p.duration = Duration::from_millis(600);
+    });
+    let r = result.recommendation.expect("a recommendation");
+    assert_eq!(r.strategy, "take-or-create:2", "{r:?}");
+    assert!(
+        r.reason
+            .contains("(no cap: up to 4, one per worker; 4 open at peak)"),
+        "{}",
+        r.reason
+    );
+}
+
+#[test]
 fn bad_load_settings_are_plan_errors() {
     let (_server, mut plan) = quick(ServerConfig::default(), "pool:2", &[2]);
     plan.load = open(0.0);
