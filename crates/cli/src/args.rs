@@ -151,7 +151,10 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) cacert: Option<PathBuf>,
 
-    /// Load-generator threads. [default: number of cores]
+    /// Load-generator threads. [default: number of cores] With postgres://
+    /// and a strategy that leases connections exclusively, closed-loop
+    /// workers are dealt over this many threads with an I/O driver each
+    /// (as pgbench -j); otherwise they share one multi-thread runtime.
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 

@@ -45,6 +45,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     target: T,
     cell: CellSpec,
     plan: &Plan,
+    threads: Option<&crate::threads::LoadThreads>,
 ) -> Result<CellOutcome, BuildError> {
     let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
     // Connect failures while prefilling show up again as counted errors
@@ -89,8 +90,11 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     let handles: Vec<_> = recorders
         .iter()
         .enumerate()
-        .map(|(id, rec)| match plan.load {
-            LoadModel::Open { .. } => tokio::spawn(open::worker(shared.clone(), id, rec.clone())),
+        .map(|(id, rec)| match (plan.load, threads) {
+            (LoadModel::Open { .. }, _) => {
+                tokio::spawn(open::worker(shared.clone(), id, rec.clone()))
+            }
+            (_, Some(t)) => t.spawn(id, closed::worker(shared.clone(), id, rec.clone())),
             _ => tokio::spawn(closed::worker(shared.clone(), id, rec.clone())),
         })
         .collect();

@@ -21,6 +21,7 @@ mod record;
 mod result;
 mod runner;
 mod stats;
+mod threads;
 mod timeline;
 
 pub use analysis::{pitfalls, recommend, Pitfall, Recommendation};

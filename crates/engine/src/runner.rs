@@ -2,10 +2,12 @@
 use crate::analysis;
 use crate::assemble::cell_result;
 use crate::cell::run_cell;
+use crate::load::LoadModel;
 use crate::machine::Machine;
 use crate::plan::{CellSpec, Plan, PlanError};
 use crate::probe::ServerProbe;
 use crate::result::{CellResult, RunResult, SCHEMA_VERSION};
+use crate::threads::LoadThreads;
 use poolbench_pool::{BuildError, Connector};
 use poolbench_targets::{AnyTarget, Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
@@ -103,6 +105,13 @@ pub fn run(
         None => None,
     };
 
+    // Closed-loop workers on exclusive leases of connections their holder
+    // drives get load threads with an I/O driver each; everything else
+    // runs on the multi-thread runtime.
+    let load_threads = match target.follows_holder() && matches!(plan.load, LoadModel::Closed) {
+        true => Some(LoadThreads::start(plan.threads)?),
+        false => None,
+    };
     let cells = plan.cells();
     let mut results = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
@@ -113,7 +122,10 @@ pub fn run(
                 settle(p);
                 p.reset();
             }
-            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan))?;
+            let threads = load_threads
+                .as_ref()
+                .filter(|_| !cell.strategy.shares_connections());
+            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan, threads))?;
             let server = probe.map(|p| {
                 settle(p);
                 p.read()
@@ -124,6 +136,7 @@ pub fn run(
         events.cell_finished(i, cells.len(), &result);
         results.push(result);
     }
+    drop(load_threads);
     drop(runtime);
     let mut result = RunResult {
         schema_version: SCHEMA_VERSION,

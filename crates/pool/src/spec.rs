@@ -59,6 +59,16 @@ impl StrategySpec {
         matches!(self, StrategySpec::Deadpool(_) | StrategySpec::Bb8(_))
     }
 
+    /// True for the strategies whose holders share connections (`shared`,
+    /// `round-robin`, `least-loaded`); the others lease each connection to
+    /// one holder at a time.
+    pub fn shares_connections(&self) -> bool {
+        matches!(
+            self,
+            StrategySpec::Shared | StrategySpec::RoundRobin(_) | StrategySpec::LeastLoaded(_)
+        )
+    }
+
     /// True when the strategy takes a size and none was written.
     pub fn needs_size(&self) -> bool {
         matches!(

@@ -158,6 +158,10 @@ impl Target for AnyTarget {
         }
     }
 
+    fn follows_holder(&self) -> bool {
+        matches!(self, AnyTarget::Postgres(..))
+    }
+
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.send(c).await,

@@ -52,6 +52,14 @@ pub trait Target: Connector<Error = RequestError> {
         async { Ok(()) }
     }
 
+    /// True when a connection leased to one task at a time
+    /// ([`Connector::connect_exclusive`]) is driven by that task alone and
+    /// moves to the I/O driver of whichever thread uses it, so the engine
+    /// may spread its workers over load threads with a driver each.
+    fn follows_holder(&self) -> bool {
+        false
+    }
+
     /// Send one request and read the whole answer.
     fn send(
         &self,

@@ -78,6 +78,12 @@ impl Connector for PgTarget {
 }
 
 impl Target for PgTarget {
+    /// Sessions (`pgwire`) follow their holder; tokio-postgres clients,
+    /// handed only to the slot strategies, keep their connection task.
+    fn follows_holder(&self) -> bool {
+        true
+    }
+
     async fn send(&self, conn: &mut PgConnection) -> Result<Reply, RequestError> {
         match conn {
             PgConnection::Pipelined(c) => self.pipelined.send(c).await,

@@ -4,7 +4,7 @@
 //! per target) and reads up to ReadyForQuery, as pgbench does. No protocol
 //! task and no channel between the worker and the socket. Messages are
 //! encoded and parsed by `postgres-protocol`, the crate under tokio-postgres.
-use crate::{ErrorKind, Reply, RequestError};
+use crate::{net, ErrorKind, Reply, RequestError};
 use bytes::{Buf, Bytes, BytesMut};
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::authentication::{md5_hash, sasl};
@@ -31,6 +31,8 @@ pub struct PgWire {
     reused: bool,
     /// The session ended, or is in an unknown state (a request cut short).
     closed: bool,
+    /// The thread whose runtime the socket last moved to ([`net::follow`]).
+    home: Option<std::thread::ThreadId>,
 }
 
 /// Bind, Execute and Sync of the prepared statement, without parameters.
@@ -65,6 +67,7 @@ impl PgWire {
             buf: BytesMut::with_capacity(READ_SIZE),
             reused: false,
             closed: false,
+            home: None,
         };
         conn.startup(config).await?;
         conn.prepare(query).await?;
@@ -247,6 +250,12 @@ impl PgWire {
     pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
         if self.closed {
             return Err(RequestError::unsent("session closed before the request"));
+        }
+        if let Err(e) = net::follow(&mut self.io, &mut self.home) {
+            self.closed = true;
+            return Err(RequestError::unsent(format!(
+                "session could not move to this thread: {e}"
+            )));
         }
         let reused = std::mem::replace(&mut self.reused, true);
         // Until ReadyForQuery the session's state is unknown.
