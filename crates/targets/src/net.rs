@@ -70,7 +70,7 @@ mod tests {
         Builder::new_current_thread().enable_all().build().unwrap()
     }
 
-    /// Echo one line per connection until it closes.
+    /// Accept one connection and echo what it sends until it closes.
     async fn echo(listener: tokio::net::TcpListener) {
         let (mut s, _) = listener.accept().await.unwrap();
         let mut buf = [0u8; 64];
