@@ -4,7 +4,7 @@ use crate::cell::CellOutcome;
 use crate::load::LoadModel;
 use crate::plan::{CellSpec, Plan};
 use crate::probe::ServerCounters;
-use crate::record::{Recorder, Summary};
+use crate::record::{new_histogram, Recorder, Summary};
 use crate::result::{CellResult, Connections, Errors, Histograms};
 use crate::stats::mean_ci95;
 use poolbench_pool::{MetricsSnapshot, StrategySpec};
@@ -26,6 +26,7 @@ pub(crate) fn cell_result(
     runs: Vec<(CellOutcome, Option<ServerCounters>)>,
 ) -> CellResult {
     let mut r = Recorder::new();
+    let mut hiccups = new_histogram();
     let mut measured = 0.0;
     let mut metrics: Option<MetricsSnapshot> = None;
     let mut server: Option<ServerCounters> = None;
@@ -41,6 +42,7 @@ pub(crate) fn cell_result(
         .unwrap_or_default();
     for (o, s) in &runs {
         r.merge(&o.recorder);
+        let _ = hiccups.add(&o.hiccups);
         let secs = o.measured.as_secs_f64();
         measured += secs;
         unfinished += o.unfinished;
@@ -136,6 +138,8 @@ pub(crate) fn cell_result(
         dropped: r.dropped,
         latency_us: latency,
         latency_uncorrected_us: open.then(|| Summary::of(&r.request)),
+        send_lag_us: open.then(|| Summary::of(&r.send_lag)),
+        generator_hiccups_us: Summary::of(&hiccups),
         checkout_wait_us: Summary::of(&r.checkout),
         connect_us: Summary::of(&r.connect),
         request_us: Summary::of(&r.request),
@@ -158,6 +162,6 @@ pub(crate) fn cell_result(
         reopened,
         timeline,
         stalls,
-        histograms: Histograms::of(&r.latency, &r.checkout, &r.request, &r.connect),
+        histograms: Histograms::of(&r, &hiccups, open),
     }
 }

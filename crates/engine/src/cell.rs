@@ -8,12 +8,15 @@ use crate::exchange::Shared;
 use crate::load::{LoadModel, Schedule};
 use crate::open;
 use crate::plan::{CellSpec, Plan};
+use crate::hiccup::HiccupMeter;
 use crate::record::Recorder;
+use crate::shards::Shards;
+use hdrhistogram::Histogram;
 use crate::timeline::{bucket, Stall, Timeline};
 use poolbench_pool::{BuildError, MetricsSnapshot};
 use poolbench_targets::Target;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::time::timeout_at;
 
@@ -39,6 +42,8 @@ pub(crate) struct CellOutcome {
     pub(crate) samples: Vec<Sample>,
     pub(crate) timeline: Timeline,
     pub(crate) stalls: Vec<Stall>,
+    /// How late the hiccup meter woke, in ns, over the measured window.
+    pub(crate) hiccups: Histogram<u64>,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -60,10 +65,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         LoadModel::Batch { .. } => measure_from,
         _ => measure_from + plan.duration,
     };
-    let schedule = match plan.load {
-        LoadModel::Open { rate, arrival } => Some(Mutex::new(Schedule::new(origin, rate, arrival))),
-        _ => None,
-    };
     let shared = Arc::new(Shared {
         strategy: strategy.clone(),
         target,
@@ -74,7 +75,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         origin,
         measure_from,
         end,
-        schedule,
     });
     let opened_at_start = {
         let strategy = strategy.clone();
@@ -84,33 +84,46 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         })
     };
 
-    let recorders: Vec<_> = (0..cell.concurrency)
-        .map(|_| Arc::new(Mutex::new(Recorder::new())))
-        .collect();
-    let handles: Vec<_> = recorders
-        .iter()
-        .enumerate()
-        .map(|(id, rec)| match (plan.load, threads) {
-            (LoadModel::Open { .. }, _) => {
-                tokio::spawn(open::worker(shared.clone(), id, rec.clone()))
-            }
-            (_, Some(t)) => t.spawn(id, closed::worker(shared.clone(), id, rec.clone())),
-            _ => tokio::spawn(closed::worker(shared.clone(), id, rec.clone())),
-        })
-        .collect();
+    let shards = Arc::new(Shards::new(plan.threads));
+    let hiccups = HiccupMeter::start(measure_from, end);
     let hard_stop = tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN));
     let mut unfinished = 0;
-    for mut h in handles {
-        if timeout_at(hard_stop, &mut h).await.is_err() {
-            h.abort();
-            let _ = h.await;
-            unfinished += 1;
+    let mut dropped = 0;
+    match plan.load {
+        LoadModel::Open { rate, arrival } => {
+            let schedule = Schedule::new(origin, rate, arrival);
+            let handle = tokio::runtime::Handle::current();
+            let paced = open::start(shared.clone(), shards.clone(), schedule, cell.concurrency, handle)
+                .map_err(|e| BuildError::Library(format!("cannot start the pacing thread: {e}")))?;
+            if let Ok(mut paced) = paced.await {
+                dropped = paced.dropped;
+                while let Ok(Some(_)) = timeout_at(hard_stop, paced.inflight.join_next()).await {}
+                unfinished = paced.inflight.len() as u64;
+                paced.inflight.shutdown().await;
+            }
+        }
+        _ => {
+            let handles: Vec<_> = (0..cell.concurrency)
+                .map(|id| {
+                    let worker = closed::worker(shared.clone(), id, shards.clone());
+                    match threads {
+                        Some(t) => t.spawn(id, worker),
+                        None => tokio::spawn(worker),
+                    }
+                })
+                .collect();
+            for mut h in handles {
+                if timeout_at(hard_stop, &mut h).await.is_err() {
+                    h.abort();
+                    let _ = h.await;
+                    unfinished += 1;
+                }
+            }
         }
     }
-    let mut recorder = Recorder::new();
-    for rec in &recorders {
-        recorder.merge(&rec.lock().unwrap_or_else(|p| p.into_inner()));
-    }
+    let hiccups = hiccups.finish();
+    let mut recorder = shards.merged();
+    recorder.dropped += dropped;
 
     let mut samples = Vec::new();
     let mut measured = match recorder.last_done {
@@ -150,5 +163,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         samples,
         timeline,
         stalls,
+        hiccups,
     })
 }

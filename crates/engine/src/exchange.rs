@@ -1,12 +1,10 @@
 //! What every load model shares: the cell's strategy and target, its
 //! windows, and one exchange (acquire, send, release).
 use crate::checkout::{Checked, Checkout};
-use crate::load::Schedule;
 use crate::record::{Fault, Recorder, Timing};
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::time::Sleep;
 
@@ -22,8 +20,6 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) origin: Instant,
     pub(crate) measure_from: Instant,
     pub(crate) end: Instant,
-    /// Open loop only.
-    pub(crate) schedule: Option<Mutex<Schedule>>,
 }
 
 /// Where a completion falls.

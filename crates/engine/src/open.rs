@@ -1,50 +1,115 @@
 //! Open loop: requests leave at their intended times whatever the answers;
 //! latency counts from the intended time (coordinated omission corrected),
 //! and the request time alone is kept as the uncorrected latency.
+//!
+//! A pacing thread of its own sleeps to each intended time to the
+//! microsecond (`precise`) and then spawns that one request on the load
+//! runtime, so only requests whose time has come are in flight or waiting
+//! for a connection. How late each one starts (the send lag) is recorded.
 use crate::exchange::{Shared, Window};
-use crate::record::Recorder;
+use crate::load::Schedule;
+use crate::precise::{sleep_until, tighten_timer_slack};
+use crate::shards::Shards;
 use poolbench_targets::Target;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
 
 /// Sent later than this after its intended time, a request counts as late.
 const LATE: Duration = Duration::from_millis(1);
+/// How often the pacer looks again while the in-flight cap is reached.
+const CAP_POLL: Duration = Duration::from_micros(20);
 
-/// One of `concurrency` senders; together they cap requests in flight.
-pub(crate) async fn worker<T: Target>(
+/// What the pacer hands back when the schedule is done: the requests still
+/// in flight, and those it did not send.
+pub(crate) struct Paced {
+    pub(crate) inflight: JoinSet<()>,
+    /// Measured requests not sent, being a timeout behind schedule.
+    pub(crate) dropped: u64,
+}
+
+/// Start pacing `schedule` on a thread of its own; requests run on
+/// `runtime`, at most `cap` at once. The receiver yields when the last
+/// intended time before the cell's end has been sent (or dropped).
+pub(crate) fn start<T: Target>(
     shared: Arc<Shared<T>>,
-    id: usize,
-    rec: Arc<Mutex<Recorder>>,
-) {
-    let Some(schedule) = &shared.schedule else {
-        return;
+    shards: Arc<Shards>,
+    schedule: Schedule,
+    cap: usize,
+    runtime: Handle,
+) -> std::io::Result<oneshot::Receiver<Paced>> {
+    let (tx, rx) = oneshot::channel();
+    std::thread::Builder::new()
+        .name("poolbench-pacer".into())
+        .spawn(move || {
+            let paced = pace(&shared, &shards, schedule, cap.max(1), &runtime);
+            let _ = tx.send(paced);
+        })?;
+    Ok(rx)
+}
+
+fn pace<T: Target>(
+    shared: &Arc<Shared<T>>,
+    shards: &Arc<Shards>,
+    mut schedule: Schedule,
+    cap: usize,
+    runtime: &Handle,
+) -> Paced {
+    tighten_timer_slack();
+    let mut paced = Paced {
+        inflight: JoinSet::new(),
+        dropped: 0,
     };
-    let deadline = tokio::time::sleep(shared.timeout);
-    tokio::pin!(deadline);
+    let mut seq = 0usize;
     loop {
-        let intended = schedule.lock().unwrap_or_else(|p| p.into_inner()).next();
+        let intended = schedule.next();
         if intended >= shared.end || shared.budget_spent() {
-            return;
+            return paced;
         }
-        let now = Instant::now();
-        if intended > now {
-            tokio::time::sleep_until(intended.into()).await;
-        } else if now - intended > shared.timeout {
+        sleep_until(intended);
+        reap(&mut paced.inflight);
+        while paced.inflight.len() >= cap && Instant::now() < shared.end {
+            std::thread::sleep(CAP_POLL);
+            reap(&mut paced.inflight);
+        }
+        if Instant::now().saturating_duration_since(intended) > shared.timeout {
             // So far behind that the answer would be a timeout anyway.
             if intended >= shared.measure_from {
-                rec.lock().unwrap_or_else(|p| p.into_inner()).dropped += 1;
+                paced.dropped += 1;
             }
             continue;
         }
-        let start = Instant::now();
-        let late = start.saturating_duration_since(intended) > LATE;
-        let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
-        let mut r = rec.lock().unwrap_or_else(|p| p.into_inner());
-        if late && intended >= shared.measure_from {
-            r.late += 1;
-        }
-        if shared.record(&mut r, start, done, outcome, done - intended) == Window::Outside {
-            return;
-        }
+        let task = request(shared.clone(), shards.clone(), seq % cap, intended);
+        paced.inflight.spawn_on(task, runtime);
+        seq = seq.wrapping_add(1);
     }
+}
+
+/// Forget requests that have finished.
+fn reap(set: &mut JoinSet<()>) {
+    while set.try_join_next().is_some() {}
+}
+
+/// One request, sent now, meant for `intended`.
+async fn request<T: Target>(
+    shared: Arc<Shared<T>>,
+    shards: Arc<Shards>,
+    key: usize,
+    intended: Instant,
+) {
+    let start = Instant::now();
+    let lag = start.saturating_duration_since(intended);
+    let deadline = tokio::time::sleep(shared.timeout);
+    tokio::pin!(deadline);
+    let (outcome, done) = shared.exchange(key, deadline.as_mut(), start).await;
+    shards.with(|r| {
+        if shared.record(r, start, done, outcome, done - intended) == Window::Measured {
+            let _ = r.send_lag.record(lag.as_nanos() as u64);
+            if lag > LATE {
+                r.late += 1;
+            }
+        }
+    });
 }

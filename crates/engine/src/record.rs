@@ -1,4 +1,5 @@
-//! Per-worker recording into HDR histograms, merged once per cell.
+//! Recording into HDR histograms (one recorder per load thread, see
+//! `shards`), merged once per cell.
 use crate::timeline::{bucket, Counts};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
@@ -52,6 +53,9 @@ pub(crate) struct Recorder {
     pub(crate) late: u64,
     /// Open loop: not sent, the intended time being a timeout in the past.
     pub(crate) dropped: u64,
+    /// Open loop: how long after its intended time each measured request
+    /// was sent (the pacer's own error).
+    pub(crate) send_lag: Histogram<u64>,
     pub(crate) counts: Counts,
 }
 
@@ -81,6 +85,7 @@ impl Recorder {
             last_done: None,
             late: 0,
             dropped: 0,
+            send_lag: new_histogram(),
             counts: Counts::default(),
         }
     }
@@ -131,6 +136,7 @@ impl Recorder {
         self.last_done = self.last_done.max(other.last_done);
         self.late += other.late;
         self.dropped += other.dropped;
+        let _ = self.send_lag.add(&other.send_lag);
         self.counts.merge(&other.counts);
     }
 }

@@ -2,7 +2,7 @@ use crate::batch::Sample;
 use crate::machine::Machine;
 use crate::plan::Plan;
 use crate::probe::ServerCounters;
-use crate::record::{decode_histogram, encode_histogram, Summary};
+use crate::record::{decode_histogram, encode_histogram, Recorder, Summary};
 use crate::timeline::{Stall, Timeline};
 use hdrhistogram::Histogram;
 use poolbench_pool::MetricsSnapshot;
@@ -88,6 +88,15 @@ pub struct CellResult {
     /// Open loop: from the actual send (the request time), which hides the
     /// time requests spent queued behind a slow answer.
     pub latency_uncorrected_us: Option<Summary>,
+    /// Open loop: how long after its intended time each measured request
+    /// was sent, the pacer's own error (`late` counts those above 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_us: Option<Summary>,
+    /// How late a thread sleeping 1 ms in a loop woke while the cell was
+    /// measured (as jHiccup meters a process): a stall of the generator
+    /// itself, which every latency it measured may contain.
+    #[serde(default)]
+    pub generator_hiccups_us: Summary,
     /// Time waiting for a connection (or a stream on a shared one), not
     /// counting the connect itself.
     pub checkout_wait_us: Summary,
@@ -148,20 +157,26 @@ pub struct Histograms {
     pub request_ns: String,
     #[serde(default)]
     pub connect_ns: String,
+    /// Open loop: the send lag.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub send_lag_ns: String,
+    /// The hiccup meter's wake-up delays.
+    #[serde(default)]
+    pub generator_hiccups_ns: String,
 }
 
 impl Histograms {
-    pub(crate) fn of(
-        latency: &Histogram<u64>,
-        checkout: &Histogram<u64>,
-        request: &Histogram<u64>,
-        connect: &Histogram<u64>,
-    ) -> Self {
+    pub(crate) fn of(r: &Recorder, hiccups: &Histogram<u64>, open: bool) -> Self {
         Histograms {
-            latency_ns: encode_histogram(latency),
-            checkout_wait_ns: encode_histogram(checkout),
-            request_ns: encode_histogram(request),
-            connect_ns: encode_histogram(connect),
+            latency_ns: encode_histogram(&r.latency),
+            checkout_wait_ns: encode_histogram(&r.checkout),
+            request_ns: encode_histogram(&r.request),
+            connect_ns: encode_histogram(&r.connect),
+            send_lag_ns: match open {
+                true => encode_histogram(&r.send_lag),
+                false => String::new(),
+            },
+            generator_hiccups_ns: encode_histogram(hiccups),
         }
     }
 

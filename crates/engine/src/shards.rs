@@ -1,0 +1,46 @@
+//! Recording per load thread, not per worker: every task running on a
+//! thread records into that thread's recorder, so memory does not grow with
+//! the number of workers and no histogram is resized per worker. The
+//! recorders are merged once per cell.
+use crate::record::Recorder;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
+
+static NEXT_THREAD: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// A number for this thread, the first time it records.
+    static THREAD: usize = NEXT_THREAD.fetch_add(1, Relaxed);
+}
+
+/// One recorder per thread slot. Two threads may share a slot (then its
+/// lock is briefly contended); a worker never owns one.
+pub(crate) struct Shards {
+    slots: Box<[Mutex<Recorder>]>,
+}
+
+impl Shards {
+    /// Enough slots for `threads` load threads (and the odd other thread).
+    pub(crate) fn new(threads: usize) -> Self {
+        let n = (threads.max(1) * 2).next_power_of_two();
+        Shards {
+            slots: (0..n).map(|_| Mutex::new(Recorder::new())).collect(),
+        }
+    }
+
+    /// Record into the calling thread's recorder.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Recorder) -> R) -> R {
+        let i = THREAD.with(|t| *t) % self.slots.len();
+        let mut r = self.slots[i].lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut r)
+    }
+
+    /// Every slot merged into one recorder.
+    pub(crate) fn merged(&self) -> Recorder {
+        let mut out = Recorder::new();
+        for slot in self.slots.iter() {
+            out.merge(&slot.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+        out
+    }
+}
