@@ -6,13 +6,16 @@ use poolbench_pool::StrategySpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod hiccups;
+
 /// One reason not to trust (part of) a run, with its evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pitfall {
     /// Stable name: `pool-queueing`, `closed-loop-ceiling`, `few-samples`,
     /// `unequal-caps`, `reconnects`, `nested-checkout`,
     /// `nested-checkout-starvation`, `errors`,
-    /// `not-achieved`, `generator-saturated`, `machine-busy`, `batching-server`, `stall`.
+    /// `not-achieved`, `generator-saturated`, `generator-hiccups`, `machine-busy`,
+    /// `batching-server`, `stall`.
     pub id: String,
     /// What it means, in one line.
     pub title: String,
@@ -260,6 +263,7 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
             busy,
         );
     }
+    hiccups::check(f, c);
     for s in &c.stalls {
         f.add(
             "stall",

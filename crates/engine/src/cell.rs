@@ -5,14 +5,14 @@ use crate::checkout::Checkout;
 use crate::closed;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::exchange::Shared;
+use crate::hiccup::HiccupMeter;
 use crate::load::{LoadModel, Schedule};
 use crate::open;
 use crate::plan::{CellSpec, Plan};
-use crate::hiccup::HiccupMeter;
 use crate::record::Recorder;
 use crate::shards::Shards;
-use hdrhistogram::Histogram;
 use crate::timeline::{bucket, Stall, Timeline};
+use hdrhistogram::Histogram;
 use poolbench_pool::{BuildError, MetricsSnapshot};
 use poolbench_targets::Target;
 use std::sync::atomic::AtomicU64;
@@ -93,8 +93,14 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         LoadModel::Open { rate, arrival } => {
             let schedule = Schedule::new(origin, rate, arrival);
             let handle = tokio::runtime::Handle::current();
-            let paced = open::start(shared.clone(), shards.clone(), schedule, cell.concurrency, handle)
-                .map_err(|e| BuildError::Library(format!("cannot start the pacing thread: {e}")))?;
+            let paced = open::start(
+                shared.clone(),
+                shards.clone(),
+                schedule,
+                cell.concurrency,
+                handle,
+            )
+            .map_err(|e| BuildError::Library(format!("cannot start the pacing thread: {e}")))?;
             if let Ok(mut paced) = paced.await {
                 dropped = paced.dropped;
                 while let Ok(Some(_)) = timeout_at(hard_stop, paced.inflight.join_next()).await {}

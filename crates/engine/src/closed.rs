@@ -5,11 +5,7 @@ use poolbench_targets::Target;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub(crate) async fn worker<T: Target>(
-    shared: Arc<Shared<T>>,
-    id: usize,
-    shards: Arc<Shards>,
-) {
+pub(crate) async fn worker<T: Target>(shared: Arc<Shared<T>>, id: usize, shards: Arc<Shards>) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
     loop {

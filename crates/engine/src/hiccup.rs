@@ -59,8 +59,11 @@ fn meter(stop: &AtomicBool, from: Instant, until: Instant) -> Histogram<u64> {
             break;
         }
         if asleep >= from {
+            // As jHiccup does: a hiccup of n ticks also stands for the
+            // n - 1 wake-ups it swallowed (n ms, n - 1 ms, ...), so a long
+            // stop weighs by its length, not as one sample.
             let late = (woke - asleep).saturating_sub(TICK);
-            let _ = h.record(late.as_nanos() as u64);
+            let _ = h.record_correct(late.as_nanos() as u64, TICK.as_nanos() as u64);
         }
     }
     h
