@@ -24,6 +24,7 @@ print_machine() {
 bench_tmp=$(mktemp -d)
 server_pid=
 bench_cleanup() {
+    if [ -n "${nginx_pid:-}" ]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     rm -rf "$bench_tmp"
 }
@@ -61,4 +62,40 @@ start_services() {
     trap 'scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
     scripts/services.sh start "$services" "$1" >/dev/null
     url=$(cat "$services/$1/url")
+}
+
+# Start nginx (OS package) on a free loopback port with a config of its own
+# in $bench_tmp: one worker, access log off, a 13-byte body at every path;
+# sets $nginx_addr. Stopped by PID at exit.
+nginx_pid=
+start_nginx() {
+    local port
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    mkdir -p "$bench_tmp/nginx/logs"
+    cat >"$bench_tmp/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $bench_tmp/nginx/nginx.pid;
+error_log $bench_tmp/nginx/logs/error.log;
+events { worker_connections 20000; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $bench_tmp/nginx;
+    proxy_temp_path $bench_tmp/nginx;
+    fastcgi_temp_path $bench_tmp/nginx;
+    uwsgi_temp_path $bench_tmp/nginx;
+    scgi_temp_path $bench_tmp/nginx;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 200 "hello, world\n"; }
+    }
+}
+CONF
+    nginx -p "$bench_tmp/nginx" -c "$bench_tmp/nginx/nginx.conf" &
+    nginx_pid=$!
+    nginx_addr=127.0.0.1:$port
+    for _ in $(seq 100); do curl -sf "http://$nginx_addr/" >/dev/null 2>&1 && return; sleep 0.05; done
+    echo "nginx did not start" >&2
+    exit 1
 }
