@@ -38,7 +38,7 @@ nginx_url="http://$nginx_addr/"
 print_machine
 echo "nginx:   $(nginx -v 2>&1) at $nginx_url (worker_processes 1, 13-byte body)"
 echo "serve:   poolbench serve at $serve_url (13-byte body, no delay)"
-echo "vegeta:  $("$vegeta" --version 2>&1 | head -1 | tr -s ' \n' ' ')"
+echo "vegeta:  $(go version -m "$vegeta" | awk '$1 == "mod" {print $3}') ($(go version -m "$vegeta" | head -1 | awk '{print $2}'))"
 secs=$(python3 -c "import sys; print(float(sys.argv[1].rstrip('s')) + 1)" "$duration")
 
 rows="$bench_tmp/rows"

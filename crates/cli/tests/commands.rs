@@ -128,6 +128,14 @@ fn open_loop_json_has_both_latencies_pitfalls_and_a_recommendation() {
     assert_eq!(cell["requested_rate"], 100.0);
     assert!(cell["latency_us"]["p99"].as_f64().unwrap() > 0.0);
     assert!(cell["latency_uncorrected_us"]["p99"].as_f64().unwrap() > 0.0);
+    let lag = &cell["send_lag_us"];
+    assert_eq!(lag["count"], cell["requests"], "one send lag per request");
+    assert!(lag["p99"].as_f64().unwrap() > 0.0);
+    assert!(cell["generator_hiccups_us"]["count"].as_u64().unwrap() > 500);
+    assert!(!cell["histograms"]["send_lag_ns"]
+        .as_str()
+        .unwrap()
+        .is_empty());
     assert!(cell["timeline"]["ok"].as_array().unwrap().len() >= 9);
     let ids: Vec<&str> = r["pitfalls"]
         .as_array()

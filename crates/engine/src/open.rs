@@ -101,9 +101,10 @@ async fn request<T: Target>(
 ) {
     let start = Instant::now();
     let lag = start.saturating_duration_since(intended);
-    let deadline = tokio::time::sleep(shared.timeout);
-    tokio::pin!(deadline);
-    let (outcome, done) = shared.exchange(key, deadline.as_mut(), start).await;
+    let mut deadline = Box::pin(tokio::time::sleep(shared.timeout));
+    // Boxed, so the task the pacer spawns is small: the exchange's state
+    // (kilobytes) is allocated and moved on the load thread, not the pacer.
+    let (outcome, done) = Box::pin(shared.exchange(key, deadline.as_mut(), start)).await;
     shards.with(|r| {
         if shared.record(r, start, done, outcome, done - intended) == Window::Measured {
             let _ = r.send_lag.record(lag.as_nanos() as u64);

@@ -51,8 +51,16 @@ pub fn run(
 ) -> Result<RunResult, EngineError> {
     plan.validate()?;
     let addr = plan.target.resolve()?;
+    // The open loop's pacing thread counts as one of the threads: its
+    // requests run on the others (at least one). On 2 cores, a second
+    // worker competing with the pacer doubled the send lag's p99 and made
+    // the corrected p99 swing 6x between reruns (bench/RESULTS.md).
+    let workers = match plan.load {
+        LoadModel::Open { .. } => plan.threads.saturating_sub(1).max(1),
+        _ => plan.threads,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(plan.threads)
+        .worker_threads(workers)
         .thread_name(crate::cpu::LOAD_THREAD)
         .enable_all()
         .build()?;
