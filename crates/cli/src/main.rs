@@ -4,6 +4,7 @@
 
 mod args;
 mod http_probe;
+mod limits;
 mod parse;
 mod progress;
 mod run_cmd;

@@ -37,6 +37,8 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     };
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
+    crate::limits::check_memory(&plan)?;
+    crate::limits::check(&plan, embedded, crate::limits::raise())?;
 
     let probe: Option<Box<dyn ServerProbe>> = match &server {
         Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),

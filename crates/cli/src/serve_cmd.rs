@@ -27,6 +27,8 @@ pub(crate) fn config(a: &ServeArgs) -> ServerConfig {
 }
 
 pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
+    // Every client connection is a descriptor here too.
+    crate::limits::raise();
     let config = config(&a);
     config.validate().map_err(Failure::input)?;
     let mut builder = tokio::runtime::Builder::new_multi_thread();

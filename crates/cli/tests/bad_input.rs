@@ -127,3 +127,30 @@ fn unreadable_cacert() {
         "--cacert /nonexistent/ca.pem",
     );
 }
+
+#[test]
+fn a_concurrency_the_memory_cannot_hold() {
+    assert_rejected(&["run", "-c", "1000000000000"], "memory");
+    assert_rejected(&["run", "-c", "10000000", "-s", "shared"], "lower -c");
+}
+
+#[test]
+fn more_connections_than_descriptors() {
+    // Under a hard limit of 256 descriptors, 1,000 connections (2,000 with
+    // the built-in server in this process) cannot be opened.
+    let started = Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 256 && exec "$0" run -s pool:1000 -c 1000 -d 1s"#)
+        .arg(env!("CARGO_BIN_EXE_poolbench"))
+        .output()
+        .expect("sh runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("needs 2064 file descriptors") && stderr.contains("may open 256"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+}

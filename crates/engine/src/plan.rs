@@ -124,6 +124,25 @@ impl Plan {
         }
     }
 
+    /// The most connections one cell may hold open at once, and that cell:
+    /// the strategy's cap where it has one (at most one per worker for
+    /// exclusive leases, two with `nested`), else one per worker.
+    pub fn most_connections(&self) -> Option<(usize, CellSpec)> {
+        let per_worker = if self.nested { 2 } else { 1 };
+        self.cells()
+            .into_iter()
+            .map(|cell| {
+                let c = cell.concurrency.saturating_mul(per_worker);
+                let n = match crate::assemble::connection_cap(&cell.strategy) {
+                    Some(cap) if cell.strategy.shares_connections() => cap,
+                    Some(cap) => cap.min(c),
+                    None => c,
+                };
+                (n, cell)
+            })
+            .max_by_key(|(n, _)| *n)
+    }
+
     /// Check the plan; every error is one line.
     pub fn validate(&self) -> Result<(), PlanError> {
         if self.strategies.is_empty() {
