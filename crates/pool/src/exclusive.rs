@@ -199,7 +199,9 @@ impl<C: Connector> Exclusive<C> {
         };
         let conn = match conn {
             Some(t) => t,
-            None => self.connect().await?,
+            // Boxed: a connect future is as large as the connector's
+            // biggest, and every waiting checkout would carry it inline.
+            None => Box::pin(self.connect()).await?,
         };
         permit.armed = false;
         self.metrics.count_checkout(waited);
@@ -406,7 +408,7 @@ impl<C: Connector> Exclusive<C> {
                 owner: self,
                 armed: true,
             };
-            let mut t = self.connect().await?;
+            let mut t = Box::pin(self.connect()).await?;
             t.fresh = None;
             // The connection goes back through checkin, which frees the permit.
             permit.armed = false;

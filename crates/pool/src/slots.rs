@@ -221,7 +221,8 @@ impl<C: Connector> Slots<C> {
         }
         if guard.is_none() {
             let started = Instant::now();
-            match self.connector.connect().await {
+            // Boxed, as in `exclusive`: opening is rare, checkouts are not.
+            match Box::pin(self.connector.connect()).await {
                 Ok(conn) => {
                     self.metrics.opened();
                     self.generation[index].fetch_add(1, Relaxed);

@@ -96,10 +96,23 @@ impl Listeners {
     }
 }
 
+/// Connections the kernel may hold for accept: thousands of clients
+/// connect at once at the start of a cell, and with tokio's default (1,024)
+/// the rest lose their SYN and retry a second later. The kernel caps it at
+/// `net.core.somaxconn`.
+const BACKLOG: u32 = 65_535;
+
 async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
-    TcpListener::bind(addr)
-        .await
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))
+    let listen = || -> io::Result<TcpListener> {
+        let socket = match addr {
+            SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.set_reuseaddr(true)?;
+        socket.bind(addr)?;
+        socket.listen(BACKLOG)
+    };
+    listen().map_err(|e| io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))
 }
 
 /// Serves HTTP/1.1 and h2c (prior knowledge) on `listener` until `shutdown`

@@ -14,6 +14,10 @@ use tokio::net::TcpStream;
 /// Response heads larger than this are a protocol error.
 const MAX_HEAD: usize = 64 * 1024;
 const READ_SIZE: usize = 8 * 1024;
+/// A connection starts with a buffer this small (a head and a small body
+/// fit) and grows it to `READ_SIZE` for the first body that does not: at
+/// 10,000 connections the difference is 60 MB.
+const FIRST_SIZE: usize = 2 * 1024;
 const MAX_HEADERS: usize = 64;
 
 /// A byte stream HTTP/1.1 runs over.
@@ -77,7 +81,7 @@ impl<I: Wire> Http1Conn<I> {
     pub(crate) fn new(io: I) -> Self {
         Http1Conn {
             io,
-            buf: vec![0; READ_SIZE],
+            buf: vec![0; FIRST_SIZE],
             filled: 0,
             reused: false,
             closed: false,
@@ -172,8 +176,16 @@ impl<I: Wire> Http1Conn<I> {
         }
     }
 
+    /// Large bodies are read `READ_SIZE` at a time.
+    fn grow_for_body(&mut self, left: u64) {
+        if left > self.buf.len() as u64 && self.buf.len() < READ_SIZE {
+            self.buf.resize(READ_SIZE, 0);
+        }
+    }
+
     async fn read_length(&mut self, n: u64) -> Result<u64, RequestError> {
         let mut left = n;
+        self.grow_for_body(left);
         loop {
             let here = left.min(self.filled as u64);
             self.consume(here as usize);
@@ -186,6 +198,7 @@ impl<I: Wire> Http1Conn<I> {
     }
 
     async fn read_to_close(&mut self) -> Result<u64, RequestError> {
+        self.grow_for_body(u64::MAX);
         let mut bytes = self.filled as u64;
         self.filled = 0;
         loop {

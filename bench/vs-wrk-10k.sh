@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Scale: poolbench against wrk at c = 100, 1,000 and 10,000 on
+# `poolbench serve --delay 100ms` (ideal throughput c / 0.1 s), interleaved,
+# with each client's peak RSS from /usr/bin/time -v.
+#
+#   bench/vs-wrk-10k.sh [ROUNDS] [CONCURRENCIES]     (defaults: 3, "100 1000 10000")
+#
+# wrk: `wrk -t2 -cN -d5s`; poolbench: `run URL -s pool:N -c N -d 4s
+# --warmup 1s` (its warm-up opens every connection before measuring).
+# Prints per round both tools' req/s and RSS, then per N the medians, the
+# median of per-round ratios (target >= 1.0x wrk) and poolbench's memory per
+# worker between the smallest and largest N.
+set -euo pipefail
+rounds=${1:-3}
+concurrencies=${2:-100 1000 10000}
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+command -v wrk >/dev/null || { echo "installing wrk from the OS packages" >&2; apt_install wrk; }
+[ -x /usr/bin/time ] || { echo "installing time from the OS packages" >&2; apt_install time; }
+ulimit -n "$(ulimit -Hn)"
+build_poolbench
+start_serve http --delay 100ms
+url="http://$addr/"
+print_machine
+echo "server:  poolbench serve --delay 100ms at $url; descriptors: $(ulimit -n)"
+echo "wrk:     $(wrk -v 2>&1 | head -1)"
+
+rows="$bench_tmp/rows"
+: >"$rows"
+rss() { awk '/Maximum resident/ {print $6}' "$1"; }
+for c in $concurrencies; do
+    for i in $(seq "$rounds"); do
+        /usr/bin/time -v wrk -t2 -c"$c" -d5s "$url" >"$bench_tmp/wrk.out" 2>"$bench_tmp/wrk.time"
+        w=$(awk '/^Requests\/sec/ {print $2}' "$bench_tmp/wrk.out")
+        /usr/bin/time -v "$bin" run "$url" -s "pool:$c" -c "$c" -d 4s --warmup 1s --quiet \
+            --format json >"$bench_tmp/pb.json" 2>"$bench_tmp/pb.time"
+        p=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; print(c["throughput_rps"], c["connections"]["peak_open"])' "$bench_tmp/pb.json")
+        # shellcheck disable=SC2086
+        set -- $p
+        printf 'c=%-6s round %d: wrk %9.0f req/s %7d KB   poolbench %9.0f req/s %7d KB (%s connections)\n' \
+            "$c" "$i" "$w" "$(rss "$bench_tmp/wrk.time")" "$1" "$(rss "$bench_tmp/pb.time")" "$2"
+        echo "$c $w $(rss "$bench_tmp/wrk.time") $1 $(rss "$bench_tmp/pb.time")" >>"$rows"
+    done
+done
+python3 - "$rows" <<'PY'
+import statistics, sys
+from collections import defaultdict
+cells = defaultdict(list)
+for line in open(sys.argv[1]):
+    c, w, wr, p, pr = line.split()
+    cells[int(c)].append((float(w), int(wr), float(p), int(pr)))
+med = statistics.median
+print("\n     c   wrk req/s  wrk RSS   pb req/s   pb RSS  paired ratio (target >= 1.0x)")
+for c, rs in sorted(cells.items()):
+    print(f"{c:>6} {med(r[0] for r in rs):>11,.0f} {med(r[1] for r in rs) / 1024:>6.0f} MB {med(r[2] for r in rs):>10,.0f} "
+          f"{med(r[3] for r in rs) / 1024:>5.0f} MB  {med(r[2] / r[0] for r in rs):.2f}x")
+lo, hi = min(cells), max(cells)
+if hi > lo:
+    per = (med(r[3] for r in cells[hi]) - med(r[3] for r in cells[lo])) * 1024 / (hi - lo)
+    print(f"poolbench memory per worker between c={lo} and c={hi}: {per / 1024:.1f} KB (target <= 8 KB)")
+PY
