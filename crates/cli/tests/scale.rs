@@ -33,6 +33,10 @@ fn two_thousand_workers_all_work() {
     assert_eq!(server["connections_peak"], 2000, "{server}");
     assert_eq!(cell["connections"]["peak_open"], 2000);
     assert_eq!(cell["opened_during_measurement"], 0);
+    let by = cell["connections"]["opened_in_warmup_by_s"]
+        .as_f64()
+        .unwrap();
+    assert!(by > 0.0 && by < 1.0, "all open {by} s into a 1 s warm-up");
     // Throughput x mean latency: how many workers were busy at once. All
     // of them, give or take those between two requests.
     let busy = cell["achieved_concurrency"].as_f64().unwrap();

@@ -27,6 +27,7 @@ pub(crate) fn cell_result(
 ) -> CellResult {
     let mut r = Recorder::new();
     let mut hiccups = new_histogram();
+    let mut opened_by = None::<f64>;
     let mut measured = 0.0;
     let mut metrics: Option<MetricsSnapshot> = None;
     let mut server: Option<ServerCounters> = None;
@@ -43,6 +44,9 @@ pub(crate) fn cell_result(
     for (o, s) in &runs {
         r.merge(&o.recorder);
         let _ = hiccups.add(&o.hiccups);
+        if let Some(d) = o.opened_in_warmup_by {
+            opened_by = Some(opened_by.unwrap_or(0.0).max(d.as_secs_f64()));
+        }
         let secs = o.measured.as_secs_f64();
         measured += secs;
         unfinished += o.unfinished;
@@ -153,6 +157,7 @@ pub(crate) fn cell_result(
             } else {
                 0.0
             },
+            opened_in_warmup_by_s: opened_by,
         },
         pool: metrics,
         server,

@@ -44,6 +44,8 @@ pub(crate) struct CellOutcome {
     pub(crate) stalls: Vec<Stall>,
     /// How late the hiccup meter woke, in ns, over the measured window.
     pub(crate) hiccups: Histogram<u64>,
+    /// From the cell's start to the last warm-up connect's end.
+    pub(crate) opened_in_warmup_by: Option<Duration>,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -157,6 +159,9 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     let timeline = recorder.counts.timeline(bucket(origin, measure_from));
     let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
     let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
+    let opened_in_warmup_by = recorder
+        .warmup_opened
+        .map(|t| t.saturating_duration_since(origin));
     Ok(CellOutcome {
         recorder,
         measured,
@@ -170,5 +175,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         timeline,
         stalls,
         hiccups,
+        opened_in_warmup_by,
     })
 }

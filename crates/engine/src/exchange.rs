@@ -57,6 +57,13 @@ impl<T: Target> Shared<T> {
     ) -> Window {
         rec.timeline(self.origin, start, done, outcome.is_ok());
         if done < self.measure_from {
+            if let Ok(t) = &outcome {
+                if t.connect.is_some() {
+                    // The connect ended where the request began.
+                    let opened = done - t.request;
+                    rec.warmup_opened = rec.warmup_opened.max(Some(opened));
+                }
+            }
             rec.warmup += 1;
             return Window::Warmup;
         }

@@ -49,6 +49,8 @@ pub(crate) struct Recorder {
     pub(crate) outside: u64,
     pub(crate) bytes: u64,
     pub(crate) last_done: Option<Instant>,
+    /// When the last connect of a successful warm-up request ended.
+    pub(crate) warmup_opened: Option<Instant>,
     /// Open loop: sent more than a millisecond after the intended time.
     pub(crate) late: u64,
     /// Open loop: not sent, the intended time being a timeout in the past.
@@ -83,6 +85,7 @@ impl Recorder {
             outside: 0,
             bytes: 0,
             last_done: None,
+            warmup_opened: None,
             late: 0,
             dropped: 0,
             send_lag: new_histogram(),
@@ -134,6 +137,7 @@ impl Recorder {
         self.outside += other.outside;
         self.bytes += other.bytes;
         self.last_done = self.last_done.max(other.last_done);
+        self.warmup_opened = self.warmup_opened.max(other.warmup_opened);
         self.late += other.late;
         self.dropped += other.dropped;
         let _ = self.send_lag.add(&other.send_lag);

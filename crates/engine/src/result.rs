@@ -147,6 +147,11 @@ pub struct Connections {
     pub idle_at_end: u64,
     /// Completed requests (warm-up included) per connection opened.
     pub requests_per_connection: f64,
+    /// Seconds from the cell's start until the last connection opened in
+    /// the warm-up was ready (the longest over repetitions): how long
+    /// opening them all took. `None` without a warm-up connect.
+    #[serde(default)]
+    pub opened_in_warmup_by_s: Option<f64>,
 }
 
 /// Raw histograms (nanoseconds, HdrHistogram V2, base64) for exact merging.
