@@ -66,10 +66,12 @@ start_services() {
 
 # Start nginx (OS package) on a free loopback port with a config of its own
 # in $bench_tmp: one worker, access log off, a 13-byte body at every path;
-# sets $nginx_addr. Stopped by PID at exit.
+# `start_nginx http2` serves h2c (prior knowledge) instead of HTTP/1.1.
+# Sets $nginx_addr. Stopped by PID at exit.
 nginx_pid=
 start_nginx() {
-    local port
+    local port listen_opts=
+    [ "${1:-}" = http2 ] && listen_opts=" http2"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     mkdir -p "$bench_tmp/nginx/logs"
     cat >"$bench_tmp/nginx/nginx.conf" <<CONF
@@ -87,7 +89,9 @@ http {
     uwsgi_temp_path $bench_tmp/nginx;
     scgi_temp_path $bench_tmp/nginx;
     server {
-        listen 127.0.0.1:$port;
+        listen 127.0.0.1:$port$listen_opts;
+        http2_max_requests 1000000;
+        http2_max_concurrent_streams 256;
         location / { return 200 "hello, world\n"; }
     }
 }
@@ -95,7 +99,9 @@ CONF
     nginx -p "$bench_tmp/nginx" -c "$bench_tmp/nginx/nginx.conf" &
     nginx_pid=$!
     nginx_addr=127.0.0.1:$port
-    for _ in $(seq 100); do curl -sf "http://$nginx_addr/" >/dev/null 2>&1 && return; sleep 0.05; done
+    local probe=(curl -sf)
+    [ -n "$listen_opts" ] && probe+=(--http2-prior-knowledge)
+    for _ in $(seq 100); do "${probe[@]}" "http://$nginx_addr/" >/dev/null 2>&1 && return; sleep 0.05; done
     echo "nginx did not start" >&2
     exit 1
 }

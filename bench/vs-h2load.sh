@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # poolbench against h2load (nghttp2) over h2c on the built-in server, interleaved.
 #
-#   bench/vs-h2load.sh [ROUNDS] [SECONDS]     (defaults: 5 rounds of 10 s)
+#   bench/vs-h2load.sh [ROUNDS] [SECONDS] [SERVER]
+#       (defaults: 5 rounds of 10 s, SERVER serve; SERVER nginx uses nginx
+#       from the OS packages with `listen ... http2`, h2c, one worker)
 #
 # Starts `poolbench serve` (13-byte body, no delay) on a free loopback port,
 # then alternates `h2load -c 10 -m 10 -t 2` (10 connections, 10 streams each:
@@ -11,6 +13,7 @@
 set -euo pipefail
 rounds=${1:-5}
 seconds=${2:-10}
+server=${3:-serve}
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
@@ -19,10 +22,17 @@ if ! command -v h2load >/dev/null; then
     apt_install nghttp2-client
 fi
 build_poolbench
-start_serve http
+if [ "$server" = nginx ]; then
+    command -v nginx >/dev/null || { echo "installing nginx from the OS packages" >&2; apt_install nginx; }
+    start_nginx http2
+    addr=$nginx_addr
+    echo "server:  $(nginx -v 2>&1) at $addr (h2c, one worker, 13-byte body)"
+else
+    start_serve http
+    echo "server:  poolbench serve at $addr (h2c, 13-byte body, no delay)"
+fi
 
 print_machine
-echo "server:  poolbench serve at $addr (h2c, 13-byte body, no delay)"
 echo "h2load:  $(h2load --version 2>&1 | head -1)"
 h2_rps=()
 pb_rps=()

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # poolbench against wrk on the same built-in server, interleaved.
 #
-#   bench/vs-wrk.sh [ROUNDS] [DURATION]     (defaults: 3 rounds of 10s)
+#   bench/vs-wrk.sh [ROUNDS] [DURATION] [SERVER]
+#       (defaults: 3 rounds of 10s, SERVER serve; SERVER nginx uses nginx from
+#       the OS packages, one worker, a 13-byte body)
 #
 # Starts `poolbench serve` (13-byte body, no delay) on a free loopback port,
 # then alternates `wrk -t2 -c100` and `poolbench run -s pool:100 -c 100`,
@@ -10,6 +12,7 @@
 set -euo pipefail
 rounds=${1:-3}
 duration=${2:-10s}
+server=${3:-serve}
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
@@ -18,11 +21,19 @@ if ! command -v wrk >/dev/null; then
     apt_install wrk
 fi
 build_poolbench
-start_serve http
-url="http://$addr/"
+if [ "$server" = nginx ]; then
+    command -v nginx >/dev/null || { echo "installing nginx from the OS packages" >&2; apt_install nginx; }
+    start_nginx
+    url="http://$nginx_addr/"
+    about="$(nginx -v 2>&1) at $url (one worker, 13-byte body)"
+else
+    start_serve http
+    url="http://$addr/"
+    about="poolbench serve at $url (13-byte body, no delay)"
+fi
 
 print_machine
-echo "server:  poolbench serve at $url (13-byte body, no delay)"
+echo "server:  $about"
 echo "wrk:     $(wrk -v 2>&1 | head -1)"
 wrk_rps=()
 pb_rps=()
