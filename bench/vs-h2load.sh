@@ -45,4 +45,4 @@ for i in $(seq "$rounds"); do
     h2_rps+=("$h")
     pb_rps+=("$p")
 done
-summarize h2load "req/s" 0.9 "${h2_rps[*]}" "${pb_rps[*]}"
+summarize h2load "req/s" 1.0 "${h2_rps[*]}" "${pb_rps[*]}"

@@ -45,4 +45,4 @@ for i in $(seq "$rounds"); do
     wrk_rps+=("$w")
     pb_rps+=("$p")
 done
-summarize wrk "req/s" 0.9 "${wrk_rps[*]}" "${pb_rps[*]}"
+summarize wrk "req/s" 1.0 "${wrk_rps[*]}" "${pb_rps[*]}"
