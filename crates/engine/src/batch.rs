@@ -2,6 +2,7 @@
 //! repeated until both the sample count and the duration are met.
 use crate::exchange::Shared;
 use crate::record::{Fault, Recorder, Timing};
+use crate::shards::Shards;
 use poolbench_targets::Target;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -27,6 +28,7 @@ pub(crate) async fn run<T: Target>(
     size: u64,
     min_samples: u64,
     duration: Duration,
+    threads: usize,
 ) -> Batches {
     let started = Instant::now();
     let max_samples = shared.budget.map(|n| (n / size).max(1));
@@ -43,15 +45,15 @@ pub(crate) async fn run<T: Target>(
         }
         let left = Arc::new(AtomicU64::new(size));
         let sample_start = Instant::now();
+        // One recorder per load thread, not per sender (see `shards`).
+        let shards = Arc::new(Shards::new(threads));
         let tasks: Vec<_> = (0..concurrency)
-            .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone())))
+            .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), shards.clone())))
             .collect();
-        let mut sample = Recorder::new();
         for t in tasks {
-            if let Ok(r) = t.await {
-                sample.merge(&r);
-            }
+            let _ = t.await;
         }
+        let sample = shards.merged();
         let elapsed = sample_start.elapsed();
         out.measured += elapsed;
         out.samples.push(Sample {
@@ -62,8 +64,12 @@ pub(crate) async fn run<T: Target>(
     }
 }
 
-async fn sender<T: Target>(shared: Arc<Shared<T>>, id: usize, left: Arc<AtomicU64>) -> Recorder {
-    let mut rec = Recorder::new();
+async fn sender<T: Target>(
+    shared: Arc<Shared<T>>,
+    id: usize,
+    left: Arc<AtomicU64>,
+    shards: Arc<Shards>,
+) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
     while left
@@ -73,12 +79,13 @@ async fn sender<T: Target>(shared: Arc<Shared<T>>, id: usize, left: Arc<AtomicU6
         let start = Instant::now();
         let (outcome, done): (Result<Timing, Fault>, Instant) =
             shared.exchange(id, deadline.as_mut(), start).await;
-        rec.timeline(shared.origin, start, done, outcome.is_ok());
-        match outcome {
-            Ok(t) => rec.success(t, t.total()),
-            Err(kind) => rec.error(kind),
-        }
-        rec.last_done = Some(done);
+        shards.with(|rec| {
+            rec.timeline(shared.origin, start, done, outcome.is_ok());
+            match outcome {
+                Ok(t) => rec.success(t, t.total()),
+                Err(kind) => rec.error(kind),
+            }
+            rec.last_done = Some(done);
+        });
     }
-    rec
 }

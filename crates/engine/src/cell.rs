@@ -139,7 +139,15 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         _ => end.saturating_duration_since(measure_from),
     };
     if let LoadModel::Batch { size, samples: min } = plan.load {
-        let b = batch::run(shared.clone(), cell.concurrency, size, min, plan.duration).await;
+        let b = batch::run(
+            shared.clone(),
+            cell.concurrency,
+            size,
+            min,
+            plan.duration,
+            plan.threads,
+        )
+        .await;
         recorder.merge(&b.recorder);
         samples = b.samples;
         measured = b.measured;
