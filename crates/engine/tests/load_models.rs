@@ -96,16 +96,26 @@ fn batch_samples_meet_the_minimum_outside_the_warmup() {
 
 #[test]
 fn reps_give_fresh_connections_and_a_confidence_interval() {
-    let (server, mut plan) = quick(delay("2ms"), "pool:3", &[3]);
+    // Random service times, so the runs' throughputs differ: with a fixed
+    // 2 ms on tokio's millisecond timer, three runs of three workers could
+    // complete exactly as many requests each, and a half-width of 0 is then
+    // the right answer.
+    let (server, mut plan) = quick(delay("uniform(1ms,3ms)"), "pool:3", &[3]);
     plan.reps = 3;
     plan.duration = Duration::from_millis(400);
     let result = run_with(&server, &plan);
     let c = &result.cells[0];
     assert_eq!(c.reps, 3);
+    assert_eq!(c.samples.len(), 3, "one sample per run");
     assert_eq!(c.connections.opened, 9, "3 connections per run");
     assert_eq!(c.server.unwrap().connections_accepted, 9);
     let ci = c.throughput_ci95.unwrap();
-    assert!(ci > 0.0 && ci < c.throughput_rps, "ci {ci}");
+    let differ = c
+        .samples
+        .windows(2)
+        .any(|w| w[0].throughput_rps != w[1].throughput_rps);
+    assert_eq!(ci > 0.0, differ, "ci {ci} for samples {:?}", c.samples);
+    assert!(ci < c.throughput_rps, "ci {ci}");
 }
 
 #[test]
