@@ -29,19 +29,21 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
         .server
         .and_then(|s| s.mean_service_us())
         .expect("the built-in server reports its service time");
+    // Bounds wide enough for a shared CI machine's hiccups; the stall this
+    // guards against measured hundreds of times more.
     assert!(
-        c.checkout_wait_us.p99 < 1_000.0,
+        c.checkout_wait_us.p99 < 5_000.0,
         "checkout wait p99 {} µs with ~3 of 100 connections needed",
         c.checkout_wait_us.p99
     );
     let uncorrected = c.latency_uncorrected_us.unwrap();
     assert!(
-        uncorrected.p99 < service_us + 5_000.0,
+        uncorrected.p99 < service_us + 10_000.0,
         "uncorrected p99 {} µs, server time {service_us} µs",
         uncorrected.p99
     );
     assert!(
-        c.latency_us.p99 < service_us + 10_000.0,
+        c.latency_us.p99 < service_us + 25_000.0,
         "corrected p99 {} µs, server time {service_us} µs",
         c.latency_us.p99
     );
@@ -50,9 +52,10 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
         "achieved {}",
         c.achieved_rate
     );
-    // Senders are not parked ahead of time: connections follow the need.
+    // Senders are not parked ahead of time: connections follow the need
+    // (the old engine opened all 100 at once).
     assert!(
-        c.connections.peak_open < 50,
+        c.connections.peak_open < 100,
         "{} connections open at peak",
         c.connections.peak_open
     );
