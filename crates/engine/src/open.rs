@@ -74,6 +74,10 @@ fn pace<T: Target>(
             std::thread::sleep(CAP_POLL);
             reap(&mut paced.inflight);
         }
+        if Instant::now() >= shared.end {
+            // Still capped at the end: nothing more can be measured.
+            return paced;
+        }
         if Instant::now().saturating_duration_since(intended) > shared.timeout {
             // So far behind that the answer would be a timeout anyway.
             if intended >= shared.measure_from {
