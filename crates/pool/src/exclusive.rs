@@ -9,7 +9,7 @@ use crate::config::PoolConfig;
 use crate::error::AcquireError;
 use crate::holders::current_task;
 use crate::metrics::{CloseCause, Metrics, MetricsSnapshot};
-use crate::tracked::Tracked;
+use crate::tracked::{this_thread, Tracked};
 use crate::Connector;
 use parking_lot::{Mutex, MutexGuard};
 use std::collections::VecDeque;
@@ -128,6 +128,7 @@ impl<C: Connector> Exclusive<C> {
                 s.in_use += 1;
                 s.peak_in_use = s.peak_in_use.max(s.in_use);
                 let mut conn = None;
+                take_home_first(&mut s.idle);
                 while let Some(mut t) = s.idle.pop_back() {
                     match self.unusable(&mut t, lower, upper) {
                         Some(cause) => closed.push((t, cause)),
@@ -283,6 +284,7 @@ impl<C: Connector> Exclusive<C> {
         if let Some(mut t) = conn {
             if s.idle.len() < self.max_idle {
                 t.idle_since = now;
+                t.home = this_thread();
                 s.idle.push_back(t);
             } else {
                 let cause = if self.max_idle == 0 {
@@ -431,6 +433,29 @@ impl<C: Connector> Exclusive<C> {
     }
 }
 
+/// How many of the newest idle connections a checkout looks through for
+/// one last given back on its own thread.
+const HOME_SCAN: usize = 8;
+
+/// Move the newest idle connection last given back on this thread, if one
+/// of the newest few was, to the back, where checkout takes from. With
+/// load threads that each poll their own sockets (PostgreSQL sessions), a
+/// connection then mostly stays with one thread instead of moving its
+/// socket; on one thread this is plain last in, first out.
+fn take_home_first<T>(idle: &mut VecDeque<Tracked<T>>) {
+    let me = this_thread();
+    let n = idle.len();
+    if n < 2 || idle[n - 1].home == me {
+        return;
+    }
+    if let Some(i) = (n.saturating_sub(HOME_SCAN)..n - 1)
+        .rev()
+        .find(|&i| idle[i].home == me)
+    {
+        idle.swap(i, n - 1);
+    }
+}
+
 /// A waiting checkout. Dropped while waiting, it takes back and returns
 /// whatever was handed to it meanwhile.
 struct Waiting<'a, C: Connector> {
@@ -461,5 +486,37 @@ impl<C: Connector> Drop for Permit<'_, C> {
         if self.armed {
             self.owner.checkin(None, false);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn idle(homes: &[u64]) -> VecDeque<Tracked<usize>> {
+        homes
+            .iter()
+            .enumerate()
+            .map(|(i, &home)| {
+                let mut t = Tracked::new(i, &PoolConfig::default(), None);
+                t.home = home;
+                t
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_checkout_takes_the_newest_connection_given_back_on_its_thread() {
+        let me = this_thread();
+        let other = me + 1_000_000;
+        let mut list = idle(&[me, other, me, other, other]);
+        take_home_first(&mut list);
+        assert_eq!(list.back().map(|t| t.conn), Some(2));
+        // None of this thread among the newest few: last in, first out.
+        let mut homes = vec![me];
+        homes.extend([other; HOME_SCAN]);
+        let mut list = idle(&homes);
+        take_home_first(&mut list);
+        assert_eq!(list.back().map(|t| t.conn), Some(HOME_SCAN));
     }
 }

@@ -11,6 +11,20 @@ pub(crate) struct Tracked<T> {
     pub(crate) holder: Option<usize>,
     /// How long opening it took, until the first lease reports it.
     pub(crate) fresh: Option<Duration>,
+    /// The thread that last gave it back ([`this_thread`]).
+    pub(crate) home: u64,
+}
+
+/// The current thread as a small non-zero number, cheap to read: a
+/// connection whose socket is registered with this thread's I/O driver is
+/// best handed to a task on the same thread.
+pub(crate) fn this_thread() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: u64 = NEXT.fetch_add(1, Relaxed);
+    }
+    ID.with(|id| *id)
 }
 
 impl<T> Tracked<T> {
@@ -31,6 +45,7 @@ impl<T> Tracked<T> {
             idle_since: now,
             holder,
             fresh: None,
+            home: this_thread(),
         }
     }
 
