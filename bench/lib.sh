@@ -25,6 +25,7 @@ bench_tmp=$(mktemp -d)
 server_pid=
 bench_cleanup() {
     if [ -n "${nginx_pid:-}" ]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
+    if [ -n "${go_greeter_pid:-}" ]; then kill "$go_greeter_pid" 2>/dev/null || true; wait "$go_greeter_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     rm -rf "$bench_tmp"
 }
@@ -103,5 +104,35 @@ CONF
     [ -n "$listen_opts" ] && probe+=(--http2-prior-knowledge)
     for _ in $(seq 100); do "${probe[@]}" "http://$nginx_addr/" >/dev/null 2>&1 && return; sleep 0.05; done
     echo "nginx did not start" >&2
+    exit 1
+}
+
+# Build grpc-go's own example server (google.golang.org/grpc/examples,
+# helloworld/greeter_server: SayHello, no delay) in a module of its own
+# under ~/.cache, and start it on a free port; the load goes to
+# 127.0.0.1 only (the example listens on every interface, as it is
+# written). It logs each request; the log goes to /dev/null. Sets
+# $go_greeter_addr and $go_greeter_version. Stopped by PID at exit.
+go_greeter_pid=
+start_go_greeter() {
+    local dir=${XDG_CACHE_HOME:-$HOME/.cache}/poolbench-bench/go-greeter port
+    command -v go >/dev/null || { echo "installing the Go toolchain from the OS packages" >&2; apt_install golang-go; }
+    if [ ! -x "$dir/greeter_server" ]; then
+        echo "building grpc-go's helloworld greeter_server with go build" >&2
+        mkdir -p "$dir"
+        (cd "$dir" && { [ -f go.mod ] || go mod init poolbench-bench/go-greeter >/dev/null 2>&1; } &&
+            go get google.golang.org/grpc/examples/helloworld/greeter_server@latest >/dev/null 2>&1 &&
+            go build -o greeter_server google.golang.org/grpc/examples/helloworld/greeter_server)
+    fi
+    go_greeter_version=$(sed -n 's/^\s*google.golang.org\/grpc \(v[^ ]*\).*/grpc-go \1/p' "$dir/go.mod" | head -1)
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    "$dir/greeter_server" -port "$port" 2>/dev/null &
+    go_greeter_pid=$!
+    go_greeter_addr=127.0.0.1:$port
+    for _ in $(seq 100); do
+        python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null && return
+        sleep 0.05
+    done
+    echo "the Go greeter did not start" >&2
     exit 1
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # poolbench against ghz on the built-in gRPC Greeter, interleaved.
 #
-#   bench/vs-ghz.sh [ROUNDS] [SECONDS]     (defaults: 5 rounds of 10 s)
+#   bench/vs-ghz.sh [ROUNDS] [SECONDS] [SERVER]
+#       (defaults: 5 rounds of 10 s, SERVER serve; SERVER go uses grpc-go's
+#       own helloworld greeter_server, built with go build)
 #
 # Starts `poolbench serve --grpc-listen` (no delay) on free loopback ports,
-# then alternates `ghz --connections 10 -c 100` (unary SayHello from the
+# or the Go server, then alternates `ghz --connections 10 -c 100` (unary SayHello from the
 # project's own helloworld.proto) and `poolbench run grpc://... -s
 # round-robin:10 -c 100`, and prints each side's median req/s, the ratio of
 # medians, and the median of per-round ratios. ghz is installed with the Go
@@ -12,6 +14,7 @@
 set -euo pipefail
 rounds=${1:-5}
 seconds=${2:-10}
+server=${3:-serve}
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
@@ -28,10 +31,17 @@ if ! command -v ghz >/dev/null; then
     go install github.com/bojand/ghz/cmd/ghz@latest
 fi
 build_poolbench
-start_serve grpc --grpc-listen 127.0.0.1:0
+if [ "$server" = go ]; then
+    start_go_greeter
+    addr=$go_greeter_addr
+    about="grpc-go's examples/helloworld/greeter_server ($go_greeter_version) at $addr"
+else
+    start_serve grpc --grpc-listen 127.0.0.1:0
+    about="poolbench serve --grpc-listen at $addr (helloworld.Greeter, no delay)"
+fi
 
 print_machine
-echo "server:  poolbench serve --grpc-listen at $addr (helloworld.Greeter, no delay)"
+echo "server:  $about"
 echo "ghz:     $(ghz --version 2>&1 | head -1)"
 ghz_rps=()
 pb_rps=()
@@ -46,4 +56,4 @@ for i in $(seq "$rounds"); do
     ghz_rps+=("$g")
     pb_rps+=("$p")
 done
-summarize ghz "req/s" 1.5 "${ghz_rps[*]}" "${pb_rps[*]}"
+summarize ghz "req/s" 2.0 "${ghz_rps[*]}" "${pb_rps[*]}"

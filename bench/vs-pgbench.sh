@@ -33,4 +33,4 @@ for i in $(seq "$rounds"); do
     pg_tps+=("$g")
     pb_rps+=("$p")
 done
-summarize pgbench "tps" 0.9 "${pg_tps[*]}" "${pb_rps[*]}"
+summarize pgbench "tps" 1.0 "${pg_tps[*]}" "${pb_rps[*]}"

@@ -32,4 +32,4 @@ for i in $(seq "$rounds"); do
     rb_rps+=("$r")
     pb_rps+=("$p")
 done
-summarize redis-benchmark "req/s" 0.9 "${rb_rps[*]}" "${pb_rps[*]}"
+summarize redis-benchmark "req/s" 1.0 "${rb_rps[*]}" "${pb_rps[*]}"
