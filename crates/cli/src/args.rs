@@ -48,8 +48,9 @@ pub(crate) struct RunArgs {
     #[arg(long = "pool", value_delimiter = ',', value_parser = parse::pool_size)]
     pub(crate) pool_sizes: Vec<usize>,
 
-    /// Measured time per cell. [default: 10s; built-in: 1500ms]
-    #[arg(short, long, value_parser = parse::duration)]
+    /// Measured time per cell (-z as oha has it). [default: 10s; built-in:
+    /// 1500ms]
+    #[arg(short, long, short_alias = 'z', value_parser = parse::duration)]
     pub(crate) duration: Option<Duration>,
 
     /// Warm-up per cell, not measured; its connections are kept.
@@ -92,6 +93,39 @@ pub(crate) struct RunArgs {
     /// runs: the nested checkout that deadlocks pools smaller than c+1.
     #[arg(long)]
     pub(crate) nested: bool,
+
+    /// HTTP: the request method. [default: GET]
+    #[arg(short, long, help_heading = "HTTP request")]
+    pub(crate) method: Option<String>,
+
+    /// HTTP: a header, "Name: value" (repeat for more). Values, the URL's
+    /// path and the body may hold {seq} (counts requests from 0) and
+    /// {random:A..B} (a fresh integer in A..=B), rendered per request;
+    /// without them the request is encoded once.
+    #[arg(
+        short = 'H',
+        long = "header",
+        value_name = "NAME: VALUE",
+        help_heading = "HTTP request"
+    )]
+    pub(crate) headers: Vec<String>,
+
+    /// HTTP: the request body (Content-Length is set from it). Over HTTP/2
+    /// not yet: use http://, or https:// (which then offers only HTTP/1.1).
+    #[arg(long, conflicts_with = "body_file", help_heading = "HTTP request")]
+    pub(crate) body: Option<String>,
+
+    /// HTTP: the request body from a file.
+    #[arg(long, value_name = "FILE", help_heading = "HTTP request")]
+    pub(crate) body_file: Option<PathBuf>,
+
+    /// HTTP: the Content-Type header.
+    #[arg(short = 'T', long, help_heading = "HTTP request")]
+    pub(crate) content_type: Option<String>,
+
+    /// HTTP: the Host header (HTTP/2: :authority) instead of the URL's.
+    #[arg(long, help_heading = "HTTP request")]
+    pub(crate) host: Option<String>,
 
     /// postgres://: the query each request runs, prepared once per
     /// connection. [default: SELECT 1]

@@ -5,7 +5,7 @@ use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
-use poolbench_targets::{HttpVersion, TargetOptions, TargetSpec};
+use poolbench_targets::{HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -119,6 +119,14 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         query: a.query.clone(),
         setup: a.setup.clone(),
         command: a.command.clone(),
+        http: HttpRequestOptions {
+            method: a.method.clone(),
+            headers: a.headers.clone(),
+            body: a.body.clone(),
+            body_file: a.body_file.clone(),
+            content_type: a.content_type.clone(),
+            host: a.host.clone(),
+        },
     };
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {

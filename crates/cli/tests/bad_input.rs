@@ -154,3 +154,20 @@ fn more_connections_than_descriptors() {
     );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+#[test]
+fn bad_http_requests() {
+    // On the built-in server: refused before any load, whatever the target.
+    assert_rejected(&["run", "-H", "NoColon"], "expected \"Name: value\"");
+    assert_rejected(&["run", "-H", "Content-Length: 3"], "set by poolbench");
+    assert_rejected(&["run", "-m", "GE T"], "--method");
+    assert_rejected(
+        &["run", "--body-file", "/nonexistent/body.json"],
+        "cannot read --body-file /nonexistent/body.json",
+    );
+    assert_rejected(&["run", "--body", "{random:9..1}"], "{random:9..1}");
+    assert_rejected(
+        &["run", "redis://127.0.0.1:1/", "-m", "POST"],
+        "apply to http://, h2c:// and https:// targets",
+    );
+}

@@ -52,6 +52,8 @@ pub struct Plan {
 /// A plan that cannot run.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum PlanError {
+    #[error("--method, --header, --body, --body-file, --content-type and --host apply to http://, h2c:// and https:// targets, not {0}://")]
+    HttpOptions(String),
     #[error("concurrency must be at least 1")]
     ZeroConcurrency,
     #[error("pool size must be at least 1")]
@@ -176,6 +178,10 @@ impl Plan {
         }
         if self.pipeline.is_some_and(|d| d < 2) {
             return Err(PlanError::Pipeline);
+        }
+        let http = matches!(self.target.scheme.as_str(), "http" | "h2c" | "https");
+        if !http && self.target_options.http != Default::default() {
+            return Err(PlanError::HttpOptions(self.target.scheme.clone()));
         }
         match self.load {
             LoadModel::Open { rate, .. } if !(rate > 0.0 && rate.is_finite()) => {

@@ -45,16 +45,8 @@ impl AnyTarget {
         connect_timeout: Duration,
     ) -> Result<AnyTarget, TargetError> {
         match spec.scheme.as_str() {
-            "http" => Ok(AnyTarget::Http1(Http1Target::new(
-                spec,
-                addr,
-                connect_timeout,
-            ))),
-            "h2c" => Ok(AnyTarget::Http2(Http2Target::new(
-                spec,
-                addr,
-                connect_timeout,
-            ))),
+            "http" => Http1Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http1),
+            "h2c" => Http2Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http2),
             "https" => HttpsTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Https),
             "grpc" | "grpcs" => {
                 GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)

@@ -92,9 +92,14 @@ impl<I: Wire> Http1Conn<I> {
         self.closed || self.io.closed_while_idle()
     }
 
-    /// Send `request` (a whole encoded request without a body) and read the
-    /// answer.
-    pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
+    /// Send `request` (a whole encoded request, body included) and read the
+    /// answer; `bodiless` (a HEAD request) reads no body whatever the
+    /// answer's headers say.
+    pub(crate) async fn exchange(
+        &mut self,
+        request: &[u8],
+        bodiless: bool,
+    ) -> Result<Reply, RequestError> {
         if self.closed {
             return Err(RequestError::unsent("connection closed before the request"));
         }
@@ -123,11 +128,12 @@ impl<I: Wire> Http1Conn<I> {
         };
         self.consume(head.len);
         let bytes = match head.framing {
+            _ if bodiless => 0,
             Framing::Length(n) => self.read_length(n).await?,
             Framing::Chunked => self.read_chunked().await?,
             Framing::UntilClose => self.read_to_close().await?,
         };
-        self.closed = head.close || matches!(head.framing, Framing::UntilClose);
+        self.closed = head.close || (!bodiless && matches!(head.framing, Framing::UntilClose));
         if head.status >= 400 {
             return Err(RequestError::status(head.status));
         }
@@ -376,7 +382,9 @@ mod tests {
             }
         });
         let mut conn = Http1Conn::new(client);
-        let out = conn.exchange(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n").await;
+        let out = conn
+            .exchange(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n", false)
+            .await;
         serve.await.unwrap();
         (out, conn.closed)
     }

@@ -108,22 +108,34 @@ pub(crate) fn content<'a>(head: &Head, payload: &'a [u8]) -> Option<&'a [u8]> {
     body.get(..body.len().checked_sub(pad)?)
 }
 
-/// The header block of `GET path` at `authority`: static-table entries for
-/// the method and scheme, the path and authority as literals the server
-/// does not index, so the block is the same for every request and needs no
-/// encoder state.
-pub(crate) fn get_block(https: bool, authority: &str, path: &str) -> Vec<u8> {
+/// The header block of a request: the method and scheme from the static
+/// table where it has them, the rest as literals the server does not index
+/// (no encoder state, so a fixed request's block can be reused).
+pub(crate) fn header_block(
+    https: bool,
+    method: &str,
+    authority: &str,
+    path: &[u8],
+    headers: &[(&str, Vec<u8>)],
+) -> Vec<u8> {
     let mut block = Vec::new();
     let mut encoder = Encoder::with_dynamic_size(0);
     let scheme = if https { 7 } else { 6 };
-    let fields: [httlib_hpack::EncoderInput; 4] = [
-        2.into(),
+    let mut fields: Vec<httlib_hpack::EncoderInput> = vec![
+        match method {
+            "GET" => 2.into(),
+            "POST" => 3.into(),
+            other => (2, other.as_bytes().to_vec(), 0).into(),
+        },
         scheme.into(),
-        (4, path.as_bytes().to_vec(), 0).into(),
+        (4, path.to_vec(), 0).into(),
         (1, authority.as_bytes().to_vec(), 0).into(),
     ];
+    for (name, value) in headers {
+        fields.push((name.as_bytes().to_vec(), value.clone(), 0).into());
+    }
     for field in fields {
-        // Static indexes and short literals: nothing here can fail.
+        // Static indexes and literals: nothing here can fail.
         let _ = encoder.encode(field, &mut block);
     }
     block
@@ -136,6 +148,9 @@ mod tests {
 
     #[test]
     fn get_block_decodes_to_the_request() {
+        let get_block = |https, authority: &str, path: &str| {
+            header_block(https, "GET", authority, path.as_bytes(), &[])
+        };
         let block = get_block(false, "127.0.0.1:8080", &format!("/{}", "a".repeat(200)));
         let headers: Vec<(String, String)> = decode(block)
             .into_iter()
@@ -151,6 +166,21 @@ mod tests {
         let root = decode(get_block(true, "h", "/"));
         assert_eq!(root[1].1, b"https");
         assert_eq!(root[2].1, b"/");
+    }
+
+    #[test]
+    fn other_methods_and_headers_are_literals() {
+        let fields = decode(header_block(
+            false,
+            "DELETE",
+            "api:80",
+            b"/x/1",
+            &[("authorization", b"Bearer t".to_vec())],
+        ));
+        assert_eq!(fields[0], (b":method".to_vec(), b"DELETE".to_vec()));
+        assert_eq!(fields[4], (b"authorization".to_vec(), b"Bearer t".to_vec()));
+        let post = decode(header_block(true, "POST", "h", b"/", &[]));
+        assert_eq!(post[0].1, b"POST");
     }
 
     fn decode(mut block: Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {

@@ -1,33 +1,44 @@
-//! HTTP/1.1 keep-alive connections: `GET path` encoded once, sent and read
-//! by the task that holds the connection (see [`crate::h1wire`]).
+//! HTTP/1.1 keep-alive connections: the request encoded once (or rendered
+//! per request from a template, see [`crate::request`]), sent and read by
+//! the task that holds the connection (see [`crate::h1wire`]).
 use crate::h1wire::Wire;
-use crate::{Reply, RequestError, Target, TargetSpec};
-use bytes::Bytes;
+use crate::request::{H1Request, HttpRequest};
+use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::Duration;
 
 pub use crate::h1wire::Http1Conn;
 
-/// Opens HTTP/1.1 connections to one address and sends `GET path`.
+/// Opens HTTP/1.1 connections to one address and sends the request.
 #[derive(Clone, Debug)]
 pub struct Http1Target {
     addr: SocketAddr,
-    /// The whole request, encoded once.
-    request: Bytes,
+    request: H1Request,
     connect_timeout: Duration,
 }
 
 impl Http1Target {
-    /// A target for `spec`, already resolved to `addr`.
-    pub fn new(spec: &TargetSpec, addr: SocketAddr, connect_timeout: Duration) -> Self {
-        let request = format!(
-            "GET {} HTTP/1.1\r\nhost: {}\r\n\r\n",
-            spec.path, spec.authority
-        );
+    /// A target for `spec`, already resolved to `addr`, sending the request
+    /// `options.http` describes (GET of the URL's path by default).
+    pub fn new(
+        spec: &TargetSpec,
+        addr: SocketAddr,
+        options: &TargetOptions,
+        connect_timeout: Duration,
+    ) -> Result<Self, TargetError> {
+        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        Ok(Self::with_request(&request, addr, connect_timeout))
+    }
+
+    pub(crate) fn with_request(
+        request: &HttpRequest,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+    ) -> Self {
         Http1Target {
             addr,
-            request: Bytes::from(request),
+            request: H1Request::new(request),
             connect_timeout,
         }
     }
@@ -37,7 +48,8 @@ impl Http1Target {
         &self,
         conn: &mut Http1Conn<I>,
     ) -> Result<Reply, RequestError> {
-        conn.exchange(&self.request).await
+        let bytes = self.request.next();
+        conn.exchange(&bytes, self.request.bodiless_answer()).await
     }
 }
 

@@ -1,31 +1,37 @@
 //! `h2c://`: HTTP/2 with prior knowledge over TCP, on the lean client
 //! (`h2wire`).
-use crate::h2frame::get_block;
 use crate::h2wire::H2Wire;
-use crate::{Reply, RequestError, Target, TargetSpec};
+use crate::request::{H2Request, HttpRequest};
+use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use http::Uri;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 
-/// Opens h2c connections to one address and sends `GET path`.
+/// Opens h2c connections to one address and sends the request.
 #[derive(Clone, Debug)]
 pub struct Http2Target {
     addr: SocketAddr,
-    /// The request's header block, encoded once.
-    block: Arc<[u8]>,
+    /// The request's header block: encoded once unless it varies.
+    request: H2Request,
     connect_timeout: Duration,
 }
 
 impl Http2Target {
-    /// A target for `spec`, already resolved to `addr`.
-    pub fn new(spec: &TargetSpec, addr: SocketAddr, connect_timeout: Duration) -> Self {
-        Http2Target {
+    /// A target for `spec`, already resolved to `addr`, sending the request
+    /// `options.http` describes (GET of the URL's path by default; no body).
+    pub fn new(
+        spec: &TargetSpec,
+        addr: SocketAddr,
+        options: &TargetOptions,
+        connect_timeout: Duration,
+    ) -> Result<Self, TargetError> {
+        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        Ok(Http2Target {
             addr,
-            block: get_block(false, &spec.authority, &spec.path).into(),
+            request: H2Request::new(&request, false)?,
             connect_timeout,
-        }
+        })
     }
 }
 
@@ -74,6 +80,6 @@ impl Connector for Http2Target {
 
 impl Target for Http2Target {
     async fn send(&self, conn: &mut H2Wire) -> Result<Reply, RequestError> {
-        conn.get(&self.block).await
+        conn.get(&self.request.next()).await
     }
 }

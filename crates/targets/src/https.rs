@@ -1,19 +1,18 @@
 //! `https://`: TLS (rustls), then HTTP/2 or HTTP/1.1 as ALPN decides
 //! (`--http1` / `--http2` offer only one).
-use crate::h2frame::get_block;
 use crate::h2wire::H2Wire;
 use crate::http1::{Http1Conn, Http1Target};
 use crate::options::HttpVersion;
+use crate::request::{H2Request, HttpRequest};
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
-/// Opens TLS connections to one address and sends `GET path`.
+/// Opens TLS connections to one address and sends the request.
 #[derive(Clone, Debug)]
 pub struct HttpsTarget {
     addr: SocketAddr,
@@ -21,8 +20,8 @@ pub struct HttpsTarget {
     version: HttpVersion,
     /// Sends over HTTP/1.1 connections (its address is not used).
     http1: Http1Target,
-    /// The HTTP/2 request's header block, encoded once.
-    block: Arc<[u8]>,
+    /// The HTTP/2 request's header block (`None`: a body, so HTTP/1.1 only).
+    h2: Option<H2Request>,
     connect_timeout: Duration,
 }
 
@@ -43,17 +42,24 @@ impl HttpsTarget {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
-        let alpn: &[&[u8]] = match options.http_version {
-            HttpVersion::Auto => &[b"h2", b"http/1.1"],
-            HttpVersion::Http1 => &[b"http/1.1"],
-            HttpVersion::Http2 => &[b"h2"],
+        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        // A body goes over HTTP/1.1 only, until the HTTP/2 client sends DATA.
+        let h2 = match options.http_version {
+            HttpVersion::Http1 => None,
+            HttpVersion::Http2 => Some(H2Request::new(&request, true)?),
+            HttpVersion::Auto => H2Request::new(&request, true).ok(),
+        };
+        let alpn: &[&[u8]] = match (options.http_version, &h2) {
+            (HttpVersion::Http2, _) => &[b"h2"],
+            (HttpVersion::Auto, Some(_)) => &[b"h2", b"http/1.1"],
+            _ => &[b"http/1.1"],
         };
         Ok(HttpsTarget {
             addr,
             tls: TlsClient::new(spec, options, alpn)?,
             version: options.http_version,
-            http1: Http1Target::new(spec, addr, connect_timeout),
-            block: get_block(true, &spec.authority, &spec.path).into(),
+            http1: Http1Target::with_request(&request, addr, connect_timeout),
+            h2,
             connect_timeout,
         })
     }
@@ -108,7 +114,13 @@ impl Target for HttpsTarget {
     async fn send(&self, conn: &mut HttpsConn) -> Result<Reply, RequestError> {
         match conn {
             HttpsConn::Http1(c) => self.http1.exchange(c).await,
-            HttpsConn::Http2(c) => c.get(&self.block).await,
+            HttpsConn::Http2(c) => match &self.h2 {
+                Some(r) => c.get(&r.next()).await,
+                None => Err(RequestError::broken(
+                    ErrorKind::Protocol,
+                    "HTTP/2 was not offered, yet the server chose it",
+                )),
+            },
         }
     }
 }

@@ -22,6 +22,7 @@ mod pgwire;
 pub mod pipeline;
 pub mod postgres;
 pub mod redis;
+mod request;
 mod spec;
 mod tls;
 
@@ -29,7 +30,7 @@ pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
 pub use h2conn::H2Conn;
 pub use h2wire::H2Wire;
-pub use options::{HttpVersion, TargetOptions};
+pub use options::{HttpRequestOptions, HttpVersion, TargetOptions};
 pub use spec::{TargetError, TargetSpec};
 
 use poolbench_pool::Connector;

@@ -24,6 +24,34 @@ pub struct TargetOptions {
     /// `redis://`: the command each request sends, e.g. `GET key`.
     /// `None`: `PING`.
     pub command: Option<String>,
+    /// `http://`, `h2c://`, `https://`: the request each worker sends.
+    pub http: HttpRequestOptions,
+}
+
+/// The HTTP request, as the command line gives it. Placeholders `{seq}`
+/// and `{random:A..B}` may appear in the path, a header value or the body.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpRequestOptions {
+    /// `None`: GET.
+    pub method: Option<String>,
+    /// `Name: value` lines, in order.
+    pub headers: Vec<String>,
+    /// The body as text.
+    pub body: Option<String>,
+    /// The body from a file, read when the target opens.
+    pub body_file: Option<PathBuf>,
+    /// Sent as Content-Type.
+    pub content_type: Option<String>,
+    /// Sent as Host (HTTP/1.1) or :authority (HTTP/2) instead of the URL's.
+    pub host: Option<String>,
+}
+
+impl HttpRequestOptions {
+    /// Does the request carry a body?
+    pub fn has_body(&self) -> bool {
+        self.body.is_some() || self.body_file.is_some()
+    }
 }
 
 impl TargetOptions {

@@ -1,0 +1,216 @@
+//! The request a user describes (method, headers, body, placeholders)
+//! reaches a server written in Python, not only the built-in one.
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// `support/recording_server.py`, stopped by PID when dropped.
+struct Recorder {
+    child: Child,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Recorder {
+    fn start(name: &str) -> Recorder {
+        let dir = std::env::temp_dir().join(format!("poolbench-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port_file = dir.join("port");
+        let child = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/support/recording_server.py"
+            ))
+            .arg(&port_file)
+            .spawn()
+            .expect("python3 runs");
+        let started = Instant::now();
+        let port = loop {
+            if let Ok(p) = std::fs::read_to_string(&port_file) {
+                break p.trim().parse().unwrap();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Recorder { child, port, dir }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// What the server was sent, request by request, without poolbench's
+    /// look for a remote poolbench server's counters (`/_poolbench/stats`).
+    fn seen(&self) -> Vec<Value> {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.write_all(b"GET /__seen HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        let body = answer.split_once("\r\n\r\n").unwrap().1;
+        let all: Vec<Value> = serde_json::from_str(body).unwrap();
+        all.into_iter()
+            .filter(|r| !r["path"].as_str().unwrap().starts_with("/_poolbench/"))
+            .collect()
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn run(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("run")
+        .args(args)
+        .args(["--warmup", "0s", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_post_with_headers_and_a_templated_body_reaches_a_python_server() {
+    let server = Recorder::start("post");
+    let r = run(&[
+        &server.url("/items/{seq}"),
+        "-m",
+        "POST",
+        "-H",
+        "Authorization: Bearer t0k",
+        "-H",
+        "X-Req: {seq}",
+        "-T",
+        "application/json",
+        "--body",
+        r#"{"id": {random:1..1000000}, "seq": {seq}}"#,
+        "-s",
+        "pool:2",
+        "-c",
+        "2",
+        "-z",
+        "700ms",
+    ]);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["errors"]["total"], 0, "{}", cell["errors"]);
+    let seen = server.seen();
+    assert!(seen.len() >= 10, "only {} requests", seen.len());
+    let mut seqs = Vec::new();
+    for req in &seen {
+        assert_eq!(req["method"], "POST");
+        let h = &req["headers"];
+        assert_eq!(h["authorization"], "Bearer t0k");
+        assert_eq!(h["content-type"], "application/json");
+        assert_eq!(h["host"], format!("127.0.0.1:{}", server.port));
+        let path = req["path"].as_str().unwrap();
+        let seq: u64 = path.strip_prefix("/items/").unwrap().parse().unwrap();
+        // One number per request, the same in the path, a header and the body.
+        assert_eq!(h["x-req"], seq.to_string());
+        let body: Value = serde_json::from_str(req["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body["seq"], seq);
+        assert!((1..=1_000_000).contains(&body["id"].as_u64().unwrap()));
+        seqs.push(seq);
+    }
+    seqs.sort();
+    seqs.dedup();
+    assert_eq!(seqs.len(), seen.len(), "every request its own number");
+    let ids: std::collections::HashSet<_> = seen.iter().map(|r| r["body"].clone()).collect();
+    assert_eq!(ids.len(), seen.len());
+}
+
+#[test]
+fn head_and_a_host_override_and_a_body_file() {
+    let server = Recorder::start("head");
+    // HEAD: the answer's Content-Length announces a body that never comes.
+    let r = run(&[
+        &server.url("/h"),
+        "-m",
+        "HEAD",
+        "--host",
+        "api.example",
+        "-s",
+        "shared",
+        "-c",
+        "1",
+        "-d",
+        "300ms",
+        "--timeout",
+        "1s",
+    ]);
+    assert_eq!(r["cells"][0]["errors"]["total"], 0);
+    let file = server.dir.join("body.json");
+    std::fs::write(&file, "[1, 2, 3]").unwrap();
+    run(&[
+        &server.url("/f"),
+        "-m",
+        "PUT",
+        "--body-file",
+        file.to_str().unwrap(),
+        "-s",
+        "shared",
+        "-c",
+        "1",
+        "-d",
+        "200ms",
+    ]);
+    let seen = server.seen();
+    let heads: Vec<_> = seen.iter().filter(|r| r["method"] == "HEAD").collect();
+    let puts: Vec<_> = seen.iter().filter(|r| r["method"] == "PUT").collect();
+    // Not one per timeout: HEAD answers were read whole at once.
+    assert!(heads.len() > 20, "{} HEAD requests", heads.len());
+    assert!(heads.iter().all(|r| r["headers"]["host"] == "api.example"));
+    assert!(!puts.is_empty());
+    assert!(puts.iter().all(|r| r["body"] == "[1, 2, 3]"));
+}
+
+#[test]
+fn h2c_sends_the_method_and_templated_headers_and_refuses_a_body() {
+    let server = poolbench_server::EmbeddedServer::start(
+        poolbench_server::ServerConfig {
+            listen: "127.0.0.1:0".parse().unwrap(),
+            ..poolbench_server::ServerConfig::default()
+        },
+        1,
+    )
+    .unwrap();
+    let url = format!("h2c://{}/p/{{seq}}", server.addr());
+    let r = run(&[
+        &url,
+        "-m",
+        "DELETE",
+        "-H",
+        "X-Req: {random:1..9}",
+        "-s",
+        "shared",
+        "-c",
+        "4",
+        "-d",
+        "300ms",
+    ]);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["errors"]["total"], 0, "{}", cell["errors"]);
+    assert!(cell["requests"].as_u64().unwrap() > 10);
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", &url, "--body", "x", "-c", "1", "-d", "200ms"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("over HTTP/2 is not supported yet"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
