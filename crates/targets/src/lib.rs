@@ -24,6 +24,7 @@ pub mod postgres;
 pub mod redis;
 mod request;
 mod spec;
+mod template;
 mod tls;
 
 pub use any::{AnyConn, AnyTarget};
