@@ -1,88 +1,9 @@
 //! The request a user describes (method, headers, body, placeholders)
 //! reaches a server written in Python, not only the built-in one.
+mod support;
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::{Child, Command};
-use std::time::{Duration, Instant};
-
-/// `support/recording_server.py`, stopped by PID when dropped.
-struct Recorder {
-    child: Child,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl Recorder {
-    fn start(name: &str) -> Recorder {
-        let dir = std::env::temp_dir().join(format!("poolbench-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let port_file = dir.join("port");
-        let child = Command::new("python3")
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/support/recording_server.py"
-            ))
-            .arg(&port_file)
-            .spawn()
-            .expect("python3 runs");
-        let started = Instant::now();
-        let port = loop {
-            if let Ok(p) = std::fs::read_to_string(&port_file) {
-                break p.trim().parse().unwrap();
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(10),
-                "server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        Recorder { child, port, dir }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-
-    /// What the server was sent, request by request, without poolbench's
-    /// look for a remote poolbench server's counters (`/_poolbench/stats`).
-    fn seen(&self) -> Vec<Value> {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        s.write_all(b"GET /__seen HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-            .unwrap();
-        let mut answer = String::new();
-        s.read_to_string(&mut answer).unwrap();
-        let body = answer.split_once("\r\n\r\n").unwrap().1;
-        let all: Vec<Value> = serde_json::from_str(body).unwrap();
-        all.into_iter()
-            .filter(|r| !r["path"].as_str().unwrap().starts_with("/_poolbench/"))
-            .collect()
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn run(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .arg("run")
-        .args(args)
-        .args(["--warmup", "0s", "--format", "json", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use std::process::Command;
+use support::{run, Recorder};
 
 #[test]
 fn a_post_with_headers_and_a_templated_body_reaches_a_python_server() {

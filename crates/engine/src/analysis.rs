@@ -34,6 +34,8 @@ pub struct Recommendation {
     pub reason: String,
 }
 
+const CEILING: &str = "closed-loop-ceiling";
+
 /// Share of the cores poolbench must use, on a saturated machine, to count
 /// as a cause of the saturation rather than a bystander.
 const GENERATOR_SHARE: f64 = 0.25;
@@ -69,8 +71,9 @@ impl Findings {
 pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
     let mut f = Findings::default();
     let closed = matches!(result.config.load, LoadModel::Closed);
+    let service = fastest_request(result);
     for c in &result.cells {
-        per_cell(&mut f, c, closed);
+        per_cell(&mut f, c, closed, service);
     }
     unequal_caps(&mut f, &result.cells);
     if let Some(p) = &result.pipeline {
@@ -89,7 +92,19 @@ pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
     f.0.into_values().collect()
 }
 
-fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
+/// The shortest mean request time (connection in hand to whole answer) of
+/// any cell that succeeded: the target's service time plus the round trip,
+/// as near as this run can tell without the server's own counters.
+fn fastest_request(result: &RunResult) -> Option<f64> {
+    result
+        .cells
+        .iter()
+        .filter(|c| c.ok > 0 && c.request_us.mean > 0.0)
+        .map(|c| c.request_us.mean)
+        .min_by(f64::total_cmp)
+}
+
+fn per_cell(f: &mut Findings, c: &CellResult, closed: bool, fastest: Option<f64>) {
     let load = if closed {
         c.concurrency as f64
     } else {
@@ -118,15 +133,22 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         }
     }
     if closed {
-        if let Some(service) = c.server.and_then(|s| s.mean_service_us()) {
+        // The server's own counters where it has them (the built-in
+        // server, a remote `poolbench serve`), else the run's fastest
+        // requests: any target.
+        let service = match c.server.and_then(|s| s.mean_service_us()) {
+            Some(us) => Some((us, "mean server time")),
+            None => fastest.map(|us| (us, "fastest mean request time in this run")),
+        };
+        if let Some((service, source)) = service.filter(|(us, _)| *us > 0.0) {
             let ceiling = c.concurrency as f64 / (service / 1e6);
             if c.throughput_rps >= 0.9 * ceiling {
                 f.add(
-                    "closed-loop-ceiling",
+                    CEILING,
                     "throughput is at c ÷ server time: it measures the load's concurrency, not the strategy",
                     Some(c),
                     format!(
-                        "{}: {:.1} req/s against a ceiling of {:.1} (c={} ÷ {} mean server time)",
+                        "{}: {:.1} req/s against a ceiling of {:.1} (c={} ÷ {} {source})",
                         label(c),
                         c.throughput_rps,
                         ceiling,
@@ -150,18 +172,7 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
         Ok(StrategySpec::PerRequest | StrategySpec::TakeOrCreate(_)) | Err(_)
     );
     if reuses && c.reopened > 0 {
-        f.add(
-            "reconnects",
-            "connections were reopened while measuring (server closed them: keep-alive shorter than the gaps?)",
-            Some(c),
-            format!(
-                "{}: {} connections reopened while measuring; {} closed broken, {} by idle timeout",
-                label(c),
-                c.reopened,
-                c.pool.closed_broken,
-                c.pool.closed_idle
-            ),
-        );
+        reconnects(f, c);
     }
     let nested = c
         .errors
@@ -280,6 +291,50 @@ fn per_cell(f: &mut Findings, c: &CellResult, closed: bool) {
     }
 }
 
+/// Who closed the connections that were reopened: a request that timed
+/// out leaves its connection in an unknown state, so the client closes it
+/// (`closed_abandoned`, counted among the broken); the rest of the broken
+/// ones the server closed
+/// (end of stream, reset); idle timeout and lifetime are the pool's.
+fn reconnects(f: &mut Findings, c: &CellResult) {
+    let by_client = c.pool.closed_abandoned.min(c.pool.closed_broken);
+    let by_server = c.pool.closed_broken - by_client;
+    let mut who = Vec::new();
+    if by_client > 0 {
+        who.push(format!(
+            "{by_client} by the client after its own request timeouts"
+        ));
+    }
+    if by_server > 0 {
+        who.push(format!(
+            "{by_server} by the server (end of stream or reset)"
+        ));
+    }
+    if c.pool.closed_idle > 0 {
+        who.push(format!("{} by the pool's idle timeout", c.pool.closed_idle));
+    }
+    if c.pool.closed_lifetime > 0 {
+        who.push(format!(
+            "{} by the pool's max lifetime",
+            c.pool.closed_lifetime
+        ));
+    }
+    if who.is_empty() {
+        who.push("none closed by the client, the server or the pool's limits".into());
+    }
+    f.add(
+        "reconnects",
+        "connections were reopened while measuring (each line says who closed them)",
+        Some(c),
+        format!(
+            "{}: {} connections reopened while measuring; closed: {}",
+            label(c),
+            c.reopened,
+            who.join(", ")
+        ),
+    );
+}
+
 fn not_achieved(f: &mut Findings, c: &CellResult, closed: bool) {
     const TITLE: &str = "the load did not reach what was asked";
     let mut add = |why: String| {
@@ -364,28 +419,89 @@ fn unequal_caps(f: &mut Findings, cells: &[CellResult]) {
     }
 }
 
+/// Most errors a cell may have and still be recommended.
+const RECOMMEND_MAX_ERRORS: f64 = 0.01;
+
 /// The smallest connection cap whose throughput is within 5% of the peak
-/// and whose p99 is within 20% of the best, at the highest concurrency.
-pub fn recommend(result: &RunResult) -> Option<Recommendation> {
-    let level = result.cells.iter().map(|c| c.concurrency).max()?;
-    let cells: Vec<&CellResult> = result
+/// and whose p99 is within 20% of the best, at the highest concurrency,
+/// among cells that failed at most 1% of requests and never stalled. None
+/// when every such cell is at the closed-loop ceiling (`pitfalls` must be
+/// in `result`): no strategy was the limit, so the run cannot rank them.
+/// Otherwise, why not.
+pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
+    let level = result
         .cells
         .iter()
-        .filter(|c| c.concurrency == level && c.ok > 0)
+        .map(|c| c.concurrency)
+        .max()
+        .ok_or("no cells were run")?;
+    let at_level: Vec<&CellResult> = result
+        .cells
+        .iter()
+        .filter(|c| c.concurrency == level)
         .collect();
+    let mut refused = Vec::new();
+    let cells: Vec<&CellResult> = at_level
+        .iter()
+        .copied()
+        .filter(|c| {
+            let why = if c.ok == 0 {
+                Some("nothing succeeded".to_string())
+            } else if c.error_rate() > RECOMMEND_MAX_ERRORS {
+                Some(format!("{:.0}% errors", c.error_rate() * 100.0))
+            } else if !c.stalls.is_empty() {
+                Some("stalled".to_string())
+            } else {
+                None
+            };
+            if let Some(why) = &why {
+                refused.push(format!("{} {why}", c.strategy));
+            }
+            why.is_none()
+        })
+        .collect();
+    if cells.is_empty() {
+        return Err(format!(
+            "every cell at c={level} failed more than 1% of its requests or stalled ({})",
+            refused.join(", ")
+        ));
+    }
     let peak = cells.iter().map(|c| c.throughput_rps).fold(0.0, f64::max);
     let best_p99 = cells
         .iter()
         .map(|c| c.latency_us.p99)
         .fold(f64::INFINITY, f64::min);
     let cap = |c: &CellResult| c.connection_cap.unwrap_or(level);
-    let pick = cells
+    let near: Vec<&CellResult> = cells
         .iter()
+        .copied()
         .filter(|c| c.throughput_rps >= 0.95 * peak && c.latency_us.p99 <= 1.2 * best_p99)
+        .collect();
+    let at_ceiling = |c: &CellResult| {
+        let l = label(c);
+        result
+            .pitfalls
+            .iter()
+            .any(|p| p.id == CEILING && p.cells.contains(&l))
+    };
+    if cells.iter().all(|c| at_ceiling(c)) {
+        return Err(format!(
+            "at c={level} every cell is at the closed-loop ceiling (c ÷ service time): \
+             no strategy limited throughput, so the run cannot tell them apart; \
+             raise -c until throughput stops growing, or use --rate"
+        ));
+    }
+    let pick = near
+        .iter()
         .min_by(|a, b| {
             cap(a)
                 .cmp(&cap(b))
                 .then(b.throughput_rps.total_cmp(&a.throughput_rps))
+        })
+        .ok_or_else(|| {
+            format!(
+                "no cell at c={level} is within 5% of the peak throughput and 20% of the best p99"
+            )
         })?;
     // A strategy without a cap (per-request, take-or-create) may open one
     // connection per worker, whatever its size says.
@@ -396,13 +512,18 @@ pub fn recommend(result: &RunResult) -> Option<Recommendation> {
             pick.connections.peak_open
         ),
     };
-    Some(Recommendation {
+    let skipped = if refused.is_empty() {
+        String::new()
+    } else {
+        format!("; not considered: {}", refused.join(", "))
+    };
+    Ok(Recommendation {
         strategy: pick.strategy.clone(),
         pool_size: pick.pool_size,
         concurrency: level,
         reason: format!(
             "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
-             and 20% of the best p99 ({} against {})",
+             and 20% of the best p99 ({} against {}){skipped}",
             pick.throughput_rps,
             peak,
             ms(pick.latency_us.p99),

@@ -171,6 +171,16 @@ impl<T: Target> Checked<T> {
         }
     }
 
+    /// A request on it was given up (timeout): closed, counted as closed
+    /// by the client.
+    pub(crate) fn mark_abandoned(&mut self) {
+        match self {
+            Checked::Ours(l) => l.mark_abandoned(),
+            Checked::Deadpool(o) => o.abandon(),
+            Checked::Bb8(o) => o.abandon(),
+        }
+    }
+
     pub(crate) fn take_connect_time(&mut self) -> Option<Duration> {
         match self {
             Checked::Ours(l) => l.take_connect_time(),
@@ -210,6 +220,7 @@ pub(crate) struct Counters {
     opened: AtomicU64,
     closed_broken: AtomicU64,
     closed_other: AtomicU64,
+    closed_abandoned: AtomicU64,
     open: AtomicU64,
     peak_open: AtomicU64,
 }
@@ -223,6 +234,7 @@ impl Counters {
             opened: self.opened.load(Relaxed),
             closed_broken: self.closed_broken.load(Relaxed),
             closed_released: self.closed_other.load(Relaxed),
+            closed_abandoned: self.closed_abandoned.load(Relaxed),
             open: self.open.load(Relaxed),
             peak_open: self.peak_open.load(Relaxed),
             ..MetricsSnapshot::default()
@@ -237,6 +249,15 @@ pub(crate) struct Counted<C> {
     /// How long opening it took, until the first lease reports it.
     fresh: Option<Duration>,
     counters: Arc<Counters>,
+}
+
+impl<C> Counted<C> {
+    fn abandon(&mut self) {
+        if !self.broken {
+            self.counters.closed_abandoned.fetch_add(1, Relaxed);
+        }
+        self.broken = true;
+    }
 }
 
 impl<C> Drop for Counted<C> {

@@ -152,7 +152,7 @@ impl<T: Target> Shared<T> {
                     }
                 }
                 None => {
-                    lease.mark_broken();
+                    lease.mark_abandoned();
                     return (Err(ErrorKind::Timeout.into()), t2);
                 }
             }

@@ -30,6 +30,9 @@ pub struct RunResult {
     pub pitfalls: Vec<crate::analysis::Pitfall>,
     /// The strategy and smallest pool size worth using, where one stands out.
     pub recommendation: Option<crate::analysis::Recommendation>,
+    /// Why there is no recommendation, when there is none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_recommendation: Option<String>,
     /// The pipelining probe's findings (`--pipeline`).
     pub pipeline: Option<crate::pipeline::PipelineProbe>,
 }

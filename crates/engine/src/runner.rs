@@ -156,10 +156,14 @@ pub fn run(
         cells: results,
         pitfalls: Vec::new(),
         recommendation: None,
+        no_recommendation: None,
         pipeline,
     };
     result.pitfalls = analysis::pitfalls(&result);
-    result.recommendation = analysis::recommend(&result);
+    match analysis::recommend(&result) {
+        Ok(r) => result.recommendation = Some(r),
+        Err(why) => result.no_recommendation = Some(why),
+    }
     Ok(result)
 }
 

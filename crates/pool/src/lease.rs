@@ -10,6 +10,7 @@ use std::sync::Arc;
 pub struct Lease<C: Connector> {
     kind: Kind<C>,
     broken: bool,
+    abandoned: bool,
 }
 
 enum Kind<C: Connector> {
@@ -31,6 +32,7 @@ impl<C: Connector> Lease<C> {
                 conn: Some(conn),
             },
             broken: false,
+            abandoned: false,
         }
     }
 
@@ -38,12 +40,21 @@ impl<C: Connector> Lease<C> {
         Lease {
             kind: Kind::Slot { owner, held },
             broken: false,
+            abandoned: false,
         }
     }
 
     /// The connection failed: close it instead of giving it back.
     pub fn mark_broken(&mut self) {
         self.broken = true;
+    }
+
+    /// The holder gave up on a request (a timeout): the connection's state
+    /// is unknown, so it is closed, and counted as closed by the client
+    /// (`closed_abandoned`).
+    pub fn mark_abandoned(&mut self) {
+        self.broken = true;
+        self.abandoned = true;
     }
 
     /// How long opening the connection took, if this checkout opened it
@@ -90,8 +101,18 @@ impl<C: Connector> DerefMut for Lease<C> {
 impl<C: Connector> Drop for Lease<C> {
     fn drop(&mut self) {
         match &mut self.kind {
-            Kind::Exclusive { owner, conn } => owner.checkin(conn.take(), self.broken),
-            Kind::Slot { owner, held } => owner.checkin(held, self.broken),
+            Kind::Exclusive { owner, conn } => {
+                if self.abandoned {
+                    owner.metrics.abandoned();
+                }
+                owner.checkin(conn.take(), self.broken)
+            }
+            Kind::Slot { owner, held } => {
+                if self.abandoned {
+                    owner.metrics.abandoned();
+                }
+                owner.checkin(held, self.broken)
+            }
         }
     }
 }

@@ -31,6 +31,7 @@ pub(crate) struct Metrics {
     in_use: AtomicU64,
     peak_in_use: AtomicU64,
     nested_waits: AtomicU64,
+    abandoned: AtomicU64,
     waits: WaitHistogram,
 }
 
@@ -58,6 +59,10 @@ impl Metrics {
     }
     pub(crate) fn nested_wait(&self) {
         self.nested_waits.fetch_add(1, Relaxed);
+    }
+    /// A lease given back after its holder abandoned a request on it.
+    pub(crate) fn abandoned(&self) {
+        self.abandoned.fetch_add(1, Relaxed);
     }
     pub(crate) fn timeout(&self) {
         self.timeouts.fetch_add(1, Relaxed);
@@ -91,6 +96,7 @@ impl Metrics {
             closed_lifetime: closed(CloseCause::Lifetime),
             closed_overflow: closed(CloseCause::Overflow),
             closed_released: closed(CloseCause::Released),
+            closed_abandoned: self.abandoned.load(Relaxed),
             open: self.open.load(Relaxed),
             peak_open: self.peak_open.load(Relaxed),
             in_use: self.in_use.load(Relaxed),
@@ -124,6 +130,10 @@ pub struct MetricsSnapshot {
     pub closed_overflow: u64,
     /// Closed by design (per-request) or when the strategy was dropped.
     pub closed_released: u64,
+    /// Of `closed_broken`, those the client closed itself: its request on
+    /// them timed out, so the connection's state was unknown.
+    #[serde(default)]
+    pub closed_abandoned: u64,
     /// Open now.
     pub open: u64,
     /// Most open at once.
@@ -153,6 +163,7 @@ impl MetricsSnapshot {
         self.closed_lifetime += o.closed_lifetime;
         self.closed_overflow += o.closed_overflow;
         self.closed_released += o.closed_released;
+        self.closed_abandoned += o.closed_abandoned;
         self.open += o.open;
         self.peak_open += o.peak_open;
         self.in_use += o.in_use;

@@ -34,7 +34,13 @@ pub(crate) fn render(result: &RunResult) -> String {
         Some(r) => {
             let _ = writeln!(out, "\nRecommendation: {} — {}", r.strategy, r.reason);
         }
-        None => out.push_str("\nRecommendation: none (no cell is within 5% of the peak throughput and 20% of the best p99)\n"),
+        None => {
+            let why = result
+                .no_recommendation
+                .as_deref()
+                .unwrap_or("no cell qualifies");
+            let _ = writeln!(out, "\nRecommendation: none — {why}");
+        }
     }
     out
 }

@@ -100,13 +100,30 @@ fn rate_with_ci(cell: &CellResult) -> String {
     }
 }
 
-/// "best", or "1.30x slower +41.7 ms" (throughput ratio, mean latency gap).
+/// Throughputs this close count as a tie when there are no confidence
+/// intervals to compare (one sample per cell).
+const TIE: f64 = 0.05;
+
+/// "best", "tie (within 5%)" or "tie (intervals overlap)", or "1.30x
+/// slower +41.7 ms" (throughput ratio, mean latency gap).
 pub(crate) fn versus(cell: &CellResult, best: &CellResult) -> String {
     if std::ptr::eq(cell, best) {
         return "best".to_string();
     }
     if cell.throughput_rps <= 0.0 {
         return "no successful requests".to_string();
+    }
+    match (cell.throughput_ci95, best.throughput_ci95) {
+        (Some(a), Some(b))
+            if a > 0.0 && b > 0.0 && cell.throughput_rps + a >= best.throughput_rps - b =>
+        {
+            return "tie (intervals overlap)".to_string();
+        }
+        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {}
+        _ if cell.throughput_rps >= (1.0 - TIE) * best.throughput_rps => {
+            return "tie (within 5%)".to_string();
+        }
+        _ => {}
     }
     let ratio = best.throughput_rps / cell.throughput_rps;
     let gap = cell.latency_us.mean - best.latency_us.mean;

@@ -1,0 +1,83 @@
+//! Findings that hold for a server poolbench did not start and cannot
+//! read counters from: Python's http.server, slow or frozen.
+mod support;
+use std::process::Command;
+use support::{run, Recorder};
+
+fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    r["pitfalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+}
+
+#[test]
+fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recommended() {
+    let server = Recorder::start("ceiling");
+    let r = run(&[
+        &server.url("/sleep/200/x"),
+        "-s",
+        "pool:10,per-request",
+        "-c",
+        "10",
+        "-d",
+        "1500ms",
+        "--warmup",
+        "500ms",
+    ]);
+    let cells = r["cells"].as_array().unwrap();
+    assert!(
+        cells.iter().all(|c| c["server"].is_null()),
+        "no counters read"
+    );
+    let ceiling = pitfall(&r, "closed-loop-ceiling").expect("ceiling flagged");
+    assert_eq!(ceiling["cells"].as_array().unwrap().len(), 2, "{ceiling}");
+    let evidence = ceiling["evidence"][0].as_str().unwrap();
+    assert!(evidence.contains("fastest mean request time"), "{evidence}");
+    assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
+    let why = r["no_recommendation"].as_str().unwrap();
+    assert!(why.contains("closed-loop ceiling"), "{why}");
+    // 2 cells of 2 s at 10 ÷ 200 ms: the server answered what was measured.
+    assert!(server.seen().len() >= 100, "{}", server.seen().len());
+}
+
+#[test]
+fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
+    let server = Recorder::start("frozen");
+    let url = server.url("/sleep/3000/x");
+    let r = run(&[
+        &url,
+        "-s",
+        "pool:4",
+        "-c",
+        "4",
+        "-d",
+        "1200ms",
+        "--timeout",
+        "300ms",
+    ]);
+    let cell = &r["cells"][0];
+    assert!(cell["errors"]["by_kind"]["timeout"].as_u64().unwrap() > 4);
+    assert!(r["recommendation"].is_null());
+    let why = r["no_recommendation"].as_str().unwrap();
+    assert!(why.contains("failed more than 1%"), "{why}");
+    let reconnects = pitfall(&r, "reconnects").expect("reconnects");
+    let evidence = reconnects["evidence"][0].as_str().unwrap();
+    assert!(
+        evidence.contains("by the client after its own request timeouts")
+            && !evidence.contains("by the server"),
+        "{evidence}"
+    );
+    // The text report says why too.
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", &url, "-s", "pool:2", "-c", "2", "-d", "700ms"])
+        .args(["--timeout", "200ms", "--warmup", "0s", "--quiet"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Recommendation: none — every cell at c=2 failed more than 1%"),
+        "{text}"
+    );
+}

@@ -1,0 +1,92 @@
+//! A server nobody here wrote, for tests: Python's standard library
+//! (`recording_server.py`), and a way to run poolbench against it.
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+/// `support/recording_server.py`, stopped by PID when dropped.
+pub struct Recorder {
+    child: Child,
+    pub port: u16,
+    pub dir: PathBuf,
+}
+
+impl Recorder {
+    pub fn start(name: &str) -> Recorder {
+        let dir = std::env::temp_dir().join(format!("poolbench-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let port_file = dir.join("port");
+        let child = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/support/recording_server.py"
+            ))
+            .arg(&port_file)
+            .spawn()
+            .expect("python3 runs");
+        let started = Instant::now();
+        let port = loop {
+            if let Ok(p) = std::fs::read_to_string(&port_file) {
+                break p.trim().parse().unwrap();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Recorder { child, port, dir }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// What the server was sent, request by request, without poolbench's
+    /// look for a remote poolbench server's counters (`/_poolbench/stats`).
+    pub fn seen(&self) -> Vec<Value> {
+        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        s.write_all(b"GET /__seen HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        let body = answer.split_once("\r\n\r\n").unwrap().1;
+        let all: Vec<Value> = serde_json::from_str(body).unwrap();
+        all.into_iter()
+            .filter(|r| !r["path"].as_str().unwrap().starts_with("/_poolbench/"))
+            .collect()
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `poolbench run ARGS --format json --quiet` (and `--warmup 0s` unless
+/// ARGS sets one), which must
+/// succeed; its JSON.
+pub fn run(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("run")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .args(match args.contains(&"--warmup") {
+            true => &[][..],
+            false => &["--warmup", "0s"][..],
+        })
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
