@@ -235,3 +235,18 @@ fn serve_names_each_listener_and_every_protocol_answers() {
         }
     }
 }
+
+#[test]
+fn equal_strategies_are_shown_as_a_tie_not_as_slower() {
+    // Two pools larger than c behind a 20 ms server: the same throughput
+    // (c ÷ 20 ms) within timer noise.
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", "-s", "pool:4,pool:8", "-c", "2", "-d", "1s"])
+        .args(["--warmup", "200ms", "--server-delay", "20ms", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("tie (within 5%)"), "{text}");
+    assert!(!text.contains("x slower"), "{text}");
+}
