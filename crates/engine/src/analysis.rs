@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 mod hiccups;
+mod scaling;
+
+pub use scaling::{usl_fits, UslFit};
 
 /// One reason not to trust (part of) a run, with its evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -76,6 +79,9 @@ pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
         per_cell(&mut f, c, closed, service);
     }
     unequal_caps(&mut f, &result.cells);
+    if closed {
+        scaling::knees(&mut f, result);
+    }
     if let Some(p) = &result.pipeline {
         if p.suspect_batching() {
             f.add(
@@ -512,6 +518,18 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
             pick.connections.peak_open
         ),
     };
+    // Where the law puts this strategy's peak, when the grid let it tell.
+    let usl = result
+        .scaling
+        .iter()
+        .find(|u| u.strategy == pick.strategy && u.r2 >= 0.8)
+        .and_then(|u| u.peak_concurrency.map(|n| (n, u.peak_throughput)))
+        .map(|(n, x)| {
+            format!(
+                "; the USL fit peaks at about {n:.0} concurrent ({x:.0} req/s) and falls beyond"
+            )
+        })
+        .unwrap_or_default();
     let skipped = if refused.is_empty() {
         String::new()
     } else {
@@ -523,7 +541,7 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
         concurrency: level,
         reason: format!(
             "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
-             and 20% of the best p99 ({} against {}){skipped}",
+             and 20% of the best p99 ({} against {}){usl}{skipped}",
             pick.throughput_rps,
             peak,
             ms(pick.latency_us.p99),

@@ -27,7 +27,7 @@ mod stats;
 mod threads;
 mod timeline;
 
-pub use analysis::{pitfalls, recommend, Pitfall, Recommendation};
+pub use analysis::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
 pub use batch::Sample;
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;

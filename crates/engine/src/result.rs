@@ -33,6 +33,10 @@ pub struct RunResult {
     /// Why there is no recommendation, when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_recommendation: Option<String>,
+    /// A Universal Scalability Law fit per strategy with at least four
+    /// concurrency levels (closed loop).
+    #[serde(default)]
+    pub scaling: Vec<crate::analysis::UslFit>,
     /// The pipelining probe's findings (`--pipeline`).
     pub pipeline: Option<crate::pipeline::PipelineProbe>,
 }

@@ -157,8 +157,12 @@ pub fn run(
         pitfalls: Vec::new(),
         recommendation: None,
         no_recommendation: None,
+        scaling: Vec::new(),
         pipeline,
     };
+    if matches!(plan.load, LoadModel::Closed) {
+        result.scaling = analysis::usl_fits(&result);
+    }
     result.pitfalls = analysis::pitfalls(&result);
     match analysis::recommend(&result) {
         Ok(r) => result.recommendation = Some(r),

@@ -166,3 +166,36 @@ fn stall_is_reported_with_its_interval_and_frozen_requests_time_out() {
         "{evidence}"
     );
 }
+
+#[test]
+fn the_knee_of_a_server_limited_to_eight_in_flight_and_its_scalability_fit() {
+    // 8 requests at once, 10 ms each: throughput grows to 800 req/s at c=8,
+    // then only latency grows. per-request never queues in the client.
+    let limited = ServerConfig {
+        max_inflight: Some(8),
+        ..delay("10ms")
+    };
+    let result = quick_run(limited, "per-request", &[1, 2, 4, 8, 16, 32], |p| {
+        p.duration = Duration::from_millis(700);
+        p.warmup = Duration::from_millis(200);
+    });
+    let knee = result
+        .pitfalls
+        .iter()
+        .find(|p| p.id == "target-saturated")
+        .expect("knee found");
+    assert_eq!(knee.cells, vec!["per-request c=8".to_string()], "{knee:?}");
+    assert!(
+        knee.evidence[0].contains("stops growing at c=8"),
+        "{knee:?}"
+    );
+    let fit = result
+        .scaling
+        .iter()
+        .find(|u| u.strategy == "per-request")
+        .expect("a USL fit with six levels");
+    assert!(fit.sigma > 0.0 || fit.kappa > 0.0, "{fit:?}");
+    assert!(fit.r2 > 0.8, "{fit:?}");
+    // Fitted on a flat plateau of 800 req/s, the law cannot climb far past it.
+    assert!(fit.peak_throughput < 1000.0, "{fit:?}");
+}

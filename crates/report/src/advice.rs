@@ -30,6 +30,22 @@ pub(crate) fn render(result: &RunResult) -> String {
             }
         }
     }
+    if !result.scaling.is_empty() {
+        out.push_str(
+            "\nScalability (Universal Scalability Law, X(N) = λN / (1 + σ(N−1) + κN(N−1)))\n",
+        );
+        for u in &result.scaling {
+            let peak = match u.peak_concurrency {
+                Some(n) => format!("peak at N ≈ {n:.0}, {:.0} req/s", u.peak_throughput),
+                None => "no peak within reach (κ ≈ 0)".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "  {:<28} σ {:.4}  κ {:.6}  λ {:.0} req/s  {peak}  (R² {:.2})",
+                u.strategy, u.sigma, u.kappa, u.lambda, u.r2
+            );
+        }
+    }
     match &result.recommendation {
         Some(r) => {
             let _ = writeln!(out, "\nRecommendation: {} — {}", r.strategy, r.reason);
