@@ -38,7 +38,16 @@ fn every_strategy_runs_against_postgres() {
         "--warmup",
         "100ms",
     ]);
-    assert_all_cells_work(&r, 10);
+    assert_all_cells_work(&r, 10); // The URL's password is nowhere in the result.
+    assert!(url.contains("poolbench-secret"));
+    assert!(
+        !r.to_string().contains("poolbench-secret"),
+        "password in the JSON"
+    );
+    assert!(r["config"]["target"]["url"]
+        .as_str()
+        .unwrap()
+        .contains(":***@"));
 }
 
 #[test]

@@ -31,6 +31,12 @@ fn a_post_with_headers_and_a_templated_body_reaches_a_python_server() {
     assert_eq!(cell["errors"]["total"], 0, "{}", cell["errors"]);
     let seen = server.seen();
     assert!(seen.len() >= 10, "only {} requests", seen.len());
+    // The token reached the server, never the result.
+    let json = r.to_string();
+    assert!(!json.contains("t0k"), "the token leaked into the JSON");
+    let headers = &r["config"]["target_options"]["http"]["headers"];
+    assert_eq!(headers[0], "Authorization: ***", "{headers}");
+    assert_eq!(headers[1], "X-Req: {seq}");
     let mut seqs = Vec::new();
     for req in &seen {
         assert_eq!(req["method"], "POST");

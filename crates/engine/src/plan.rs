@@ -146,6 +146,15 @@ impl Plan {
     }
 
     /// Check the plan; every error is one line.
+    /// The plan as results show it: no password from the URL, no
+    /// credential header values.
+    pub fn redacted(&self) -> Plan {
+        let mut p = self.clone();
+        p.target = self.target.redacted_spec();
+        p.target_options.http = self.target_options.http.redacted();
+        p
+    }
+
     pub fn validate(&self) -> Result<(), PlanError> {
         if self.strategies.is_empty() {
             return Err(PlanError::NoStrategies);

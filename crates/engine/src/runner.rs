@@ -150,7 +150,7 @@ pub fn run(
         schema_version: SCHEMA_VERSION,
         target: plan.target.redacted(),
         machine: Machine::current(),
-        config: plan.clone(),
+        config: plan.redacted(),
         server: None,
         started_at,
         cells: results,

@@ -47,7 +47,34 @@ pub struct HttpRequestOptions {
     pub host: Option<String>,
 }
 
+/// Headers whose values are credentials.
+const SECRET_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "x-api-key",
+    "api-key",
+    "x-auth-token",
+];
+
 impl HttpRequestOptions {
+    /// The same, with credential headers' values replaced by `***`, for
+    /// results and reports.
+    pub fn redacted(&self) -> HttpRequestOptions {
+        let mut r = self.clone();
+        for h in &mut r.headers {
+            if let Some((name, _)) = h.split_once(':') {
+                if SECRET_HEADERS
+                    .iter()
+                    .any(|s| name.trim().eq_ignore_ascii_case(s))
+                {
+                    *h = format!("{}: ***", name.trim());
+                }
+            }
+        }
+        r
+    }
+
     /// Does the request carry a body?
     pub fn has_body(&self) -> bool {
         self.body.is_some() || self.body_file.is_some()

@@ -122,6 +122,14 @@ impl TargetSpec {
         }
     }
 
+    /// The same target with its URL's password replaced by `***`.
+    pub fn redacted_spec(&self) -> TargetSpec {
+        TargetSpec {
+            url: self.redacted(),
+            ..self.clone()
+        }
+    }
+
     /// Resolve the host to one socket address (the first the resolver gives).
     pub fn resolve(&self) -> Result<SocketAddr, TargetError> {
         use std::net::ToSocketAddrs;
