@@ -318,3 +318,87 @@ fn a_query_with_setup_and_redis_errors_are_counted_by_kind() {
     // Server errors leave the connections usable: no reconnects.
     assert!(c["connections"]["opened"].as_u64().unwrap() <= 2);
 }
+
+/// `poolbench run ARGS` with the PG* variables cleared, then `env` set.
+fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_poolbench"));
+    for var in [
+        "PGHOST",
+        "PGPORT",
+        "PGUSER",
+        "PGPASSWORD",
+        "PGDATABASE",
+        "PGPASSFILE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.args(args).args(["--format", "json", "--quiet"]);
+    cmd.envs(env.iter().copied())
+        .output()
+        .expect("poolbench runs")
+}
+
+#[test]
+fn keyword_dsns_pg_variables_and_the_password_file() {
+    // postgres://poolbench:poolbench-secret@127.0.0.1:PORT/poolbench
+    let url = pg_url();
+    let port = url.rsplit_once(':').unwrap().1.split('/').next().unwrap();
+    let dsn = format!("host=127.0.0.1 port={port} dbname=poolbench user=poolbench");
+    let quick = ["-s", "pool:2", "-c", "2", "-d", "300ms", "--warmup", "0s"];
+    let ok = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(r["cells"][0]["ok"].as_u64().unwrap() > 0);
+        assert!(!r.to_string().contains("poolbench-secret"));
+        r
+    };
+    let mut args = vec!["run", dsn.as_str()];
+    args.extend(quick);
+    // The password from PGPASSWORD.
+    ok(run_with_env(&args, &[("PGPASSWORD", "poolbench-secret")]));
+    // From a password file, its line matching by wildcards.
+    let dir = std::env::temp_dir().join(format!("poolbench-pgpass-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgpass = dir.join("pgpass");
+    std::fs::write(
+        &pgpass,
+        format!("# comment\nother:1:*:*:wrong\n127.0.0.1:{port}:*:poolbench:poolbench-secret\n"),
+    )
+    .unwrap();
+    ok(run_with_env(
+        &args,
+        &[("PGPASSFILE", pgpass.to_str().unwrap())],
+    ));
+    // Everything from the variables: an empty-host DSN needs only a keyword.
+    let bare = ["run", "dbname=poolbench"];
+    let mut bare_args = bare.to_vec();
+    bare_args.extend(quick);
+    let r = ok(run_with_env(
+        &bare_args,
+        &[
+            ("PGHOST", "127.0.0.1"),
+            ("PGPORT", port),
+            ("PGUSER", "poolbench"),
+            ("PGPASSWORD", "poolbench-secret"),
+        ],
+    ));
+    assert_eq!(r["config"]["target"]["url"], "dbname=poolbench");
+    // A password in the DSN is redacted; without any, the server refuses.
+    let with_password = format!("{dsn} password=poolbench-secret");
+    let mut pw_args = vec!["run", with_password.as_str()];
+    pw_args.extend(quick);
+    let r = ok(run_with_env(&pw_args, &[]));
+    assert!(r["config"]["target"]["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("password=***"));
+    let empty_home = dir.join("home");
+    std::fs::create_dir_all(&empty_home).unwrap();
+    let out = run_with_env(&args, &[("HOME", empty_home.to_str().unwrap())]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

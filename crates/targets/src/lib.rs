@@ -15,6 +15,7 @@ mod h2wire;
 pub mod http1;
 pub mod http2;
 pub mod https;
+mod libpq;
 mod net;
 mod options;
 pub mod pg;

@@ -53,7 +53,13 @@ impl PostgresTarget {
         query: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        let config = Config::from_str(url).map_err(|e| format!("invalid PostgreSQL URL: {e}"))?;
+        let mut config =
+            Config::from_str(url).map_err(|e| format!("invalid PostgreSQL URL or DSN: {e}"))?;
+        let host = match config.get_hosts().first() {
+            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
+            _ => std::env::var("PGHOST").unwrap_or_else(|_| "localhost".into()),
+        };
+        crate::libpq::complete(&mut config, &host, addr.port());
         Ok(PostgresTarget {
             config: Arc::new(config),
             addr,

@@ -61,6 +61,16 @@ impl FromStr for TargetSpec {
     type Err = TargetError;
 
     fn from_str(url: &str) -> Result<Self, TargetError> {
+        if crate::libpq::is_dsn(url) {
+            // A libpq keyword DSN: PostgreSQL, host and port from it or
+            // from PGHOST and PGPORT.
+            return Ok(TargetSpec {
+                url: url.to_string(),
+                scheme: "postgres".into(),
+                authority: crate::libpq::dsn_authority(url),
+                path: "/".into(),
+            });
+        }
         let invalid = |why: &str| TargetError::Invalid(url.to_string(), why.to_string());
         let uri: http::Uri = url
             .parse()
@@ -109,6 +119,9 @@ impl TargetSpec {
 
     /// The URL with any password replaced by `***`, for messages and reports.
     pub fn redacted(&self) -> String {
+        if crate::libpq::is_dsn(&self.url) {
+            return crate::libpq::redact_dsn(&self.url);
+        }
         let Some((scheme, rest)) = self.url.split_once("://") else {
             return self.url.clone();
         };

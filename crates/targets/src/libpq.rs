@@ -1,0 +1,173 @@
+//! PostgreSQL targets as libpq users write them: keyword DSNs
+//! (`host=… port=… dbname=… user=…`) besides URLs, the `PGHOST`,
+//! `PGPORT`, `PGUSER`, `PGPASSWORD` and `PGDATABASE` variables for what the
+//! target leaves out, and the password file (`PGPASSFILE`, else
+//! `~/.pgpass`) when no password is given at all.
+use std::path::PathBuf;
+use tokio_postgres::Config;
+
+/// Keywords a DSN may start with; anything else is not taken for one.
+const KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "sslmode",
+    "connect_timeout",
+    "application_name",
+    "options",
+];
+
+/// Is `text` a keyword DSN (`host=… dbname=…`) rather than a URL?
+pub(crate) fn is_dsn(text: &str) -> bool {
+    !text.contains("://")
+        && text.split_whitespace().next().is_some_and(|first| {
+            first
+                .split_once('=')
+                .is_some_and(|(k, _)| KEYWORDS.contains(&k.trim()))
+        })
+}
+
+/// The value of `key` in a DSN, unquoted (`key=value` or `key='va lue'`).
+pub(crate) fn dsn_value(dsn: &str, key: &str) -> Option<String> {
+    let mut rest = dsn.trim_start();
+    while !rest.is_empty() {
+        let (k, after) = rest.split_once('=')?;
+        let after = after.trim_start();
+        let (value, next) = if let Some(quoted) = after.strip_prefix('\'') {
+            let end = quoted.find('\'').unwrap_or(quoted.len());
+            (&quoted[..end], quoted.get(end + 1..).unwrap_or(""))
+        } else {
+            let end = after.find(char::is_whitespace).unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if k.trim() == key {
+            return Some(value.to_string());
+        }
+        rest = next.trim_start();
+    }
+    None
+}
+
+/// The DSN with its password replaced by `***`.
+pub(crate) fn redact_dsn(dsn: &str) -> String {
+    match dsn_value(dsn, "password") {
+        Some(p) if !p.is_empty() => dsn
+            .replace(&format!("password='{p}'"), "password=***")
+            .replace(&format!("password={p}"), "password=***"),
+        _ => dsn.to_string(),
+    }
+}
+
+/// Host and port of a DSN, from `PGHOST` and `PGPORT` where it has none.
+pub(crate) fn dsn_authority(dsn: &str) -> String {
+    let host = dsn_value(dsn, "hostaddr")
+        .or_else(|| dsn_value(dsn, "host"))
+        .or_else(|| env("PGHOST"))
+        .unwrap_or_else(|| "localhost".into());
+    let port = dsn_value(dsn, "port")
+        .or_else(|| env("PGPORT"))
+        .unwrap_or_else(|| "5432".into());
+    format!("{host}:{port}")
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Fill what the target left out from the environment, as libpq does: the
+/// user (`PGUSER`, else the login name), the database (`PGDATABASE`, else
+/// the user), the password (`PGPASSWORD`, else the password file's first
+/// matching line).
+pub(crate) fn complete(config: &mut Config, host: &str, port: u16) {
+    if config.get_user().is_none() {
+        if let Some(user) = env("PGUSER").or_else(|| env("USER")) {
+            config.user(user);
+        }
+    }
+    if config.get_dbname().is_none() {
+        if let Some(db) = env("PGDATABASE").or_else(|| config.get_user().map(str::to_string)) {
+            config.dbname(db);
+        }
+    }
+    if config.get_password().is_none() {
+        let user = config.get_user().unwrap_or("").to_string();
+        let db = config.get_dbname().unwrap_or("").to_string();
+        let from_file = || password_file(host, port, &db, &user);
+        if let Some(password) = env("PGPASSWORD").or_else(from_file) {
+            config.password(password);
+        }
+    }
+}
+
+/// The password file's password for this connection: lines
+/// `host:port:database:user:password`, `*` matching anything, `\:` and
+/// `\\` escaped, the first match winning (as libpq reads `~/.pgpass`).
+fn password_file(host: &str, port: u16, db: &str, user: &str) -> Option<String> {
+    let path = env("PGPASSFILE")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".pgpass")))?;
+    let text = std::fs::read_to_string(path).ok()?;
+    let port = port.to_string();
+    let wanted = [host, port.as_str(), db, user];
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .find_map(|line| {
+            let fields = split_escaped(line);
+            let [h, p, d, u, password] = fields.as_slice() else {
+                return None;
+            };
+            let matches = [h, p, d, u]
+                .iter()
+                .zip(wanted)
+                .all(|(f, w)| f.as_str() == "*" || f.as_str() == w);
+            matches.then(|| password.clone())
+        })
+}
+
+fn split_escaped(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    fields.last_mut().expect("one field").push(next);
+                }
+            }
+            ':' => fields.push(String::new()),
+            c => fields.last_mut().expect("one field").push(c),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dsns_are_told_from_urls_and_read_with_quotes() {
+        let dsn = "host=127.0.0.1 port=5433 dbname='my db' user=u password=s3cret";
+        assert!(is_dsn(dsn));
+        assert!(!is_dsn("postgres://u@h/db"));
+        assert!(!is_dsn("localhost:5432"));
+        assert_eq!(dsn_value(dsn, "dbname").as_deref(), Some("my db"));
+        assert_eq!(dsn_value(dsn, "port").as_deref(), Some("5433"));
+        assert_eq!(dsn_authority(dsn), "127.0.0.1:5433");
+        assert_eq!(
+            redact_dsn(dsn),
+            "host=127.0.0.1 port=5433 dbname='my db' user=u password=***"
+        );
+    }
+
+    #[test]
+    fn password_file_lines_match_with_wildcards_and_escapes() {
+        assert_eq!(
+            split_escaped(r"h:5432:db:u:pa\:ss\\"),
+            vec!["h", "5432", "db", "u", r"pa:ss\"]
+        );
+    }
+}
