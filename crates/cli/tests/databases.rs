@@ -402,3 +402,68 @@ fn keyword_dsns_pg_variables_and_the_password_file() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `redis-cli --raw ARGS` against the test's Redis.
+fn redis_cli(url: &str, args: &[&str]) -> String {
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
+    let (host, port) = addr.rsplit_once(':').unwrap();
+    let out = Command::new("redis-cli")
+        .args(["--raw", "-h", host, "-p", port])
+        .args(args)
+        .output()
+        .expect("redis-cli runs");
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+#[test]
+fn redis_commands_take_quotes_and_vary_their_keys() {
+    let url = redis_url();
+    let prefix = format!("pb{}", std::process::id());
+    let incr = format!("INCR {prefix}:{{random:1..4}}");
+    let r = run_json(&[
+        "run",
+        &url,
+        "--command",
+        &incr,
+        "-s",
+        "pool:2",
+        "-c",
+        "2",
+        "-d",
+        "400ms",
+    ]);
+    let ok = r["cells"][0]["ok"].as_u64().unwrap();
+    assert!(ok > 20, "{ok}");
+    let keys: Vec<String> = (1..=4).map(|i| format!("{prefix}:{i}")).collect();
+    let mut mget = vec!["MGET"];
+    mget.extend(keys.iter().map(String::as_str));
+    let counts: Vec<u64> = redis_cli(&url, &mget)
+        .lines()
+        .map(|l| l.trim().parse().unwrap_or(0))
+        .collect();
+    assert_eq!(counts.iter().filter(|&&n| n > 0).count(), 4, "{counts:?}");
+    // Every measured INCR counted once (warm-up and drain ones too).
+    assert!(counts.iter().sum::<u64>() >= ok, "{counts:?} < {ok}");
+    let set = format!("SET '{prefix} spaced' \"a b\"");
+    run_json(&[
+        "run",
+        &url,
+        "--command",
+        &set,
+        "-s",
+        "shared",
+        "-c",
+        "1",
+        "-d",
+        "100ms",
+    ]);
+    assert_eq!(
+        redis_cli(&url, &["GET", &format!("{prefix} spaced")]).trim(),
+        "a b"
+    );
+    let mut del = vec!["DEL"];
+    del.extend(keys.iter().map(String::as_str));
+    let spaced = format!("{prefix} spaced");
+    del.push(&spaced);
+    redis_cli(&url, &del);
+}

@@ -1,14 +1,18 @@
 //! Redis over the `redis` crate's multiplexed connection: one command per
-//! request (`PING` unless told otherwise).
+//! request (`PING` unless told otherwise). The command is split as a shell
+//! would (`SET "a key" 'a value'`); an argument may hold `{seq}` or
+//! `{random:A..B}`, rendered per request, so a cache or a single hot key
+//! cannot flatter the pool.
 //!
 //! The multiplexed connection pipelines: several callers may send on one
 //! connection at once, so `shared` and the other slot strategies multiplex it.
+use crate::template::Template;
 use crate::{ErrorKind, Reply, RequestError, Target};
 use poolbench_pool::Connector;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionAddr, IntoConnectionInfo, Value};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +24,9 @@ pub const PIPELINE_DEPTH: usize = 1024;
 pub struct RedisTarget {
     client: Client,
     command: Arc<Cmd>,
+    /// The arguments as templates, when one of them varies.
+    varying: Option<Arc<[Template]>>,
+    seq: Arc<AtomicU64>,
     text: Arc<str>,
     connect_timeout: Duration,
 }
@@ -51,17 +58,33 @@ impl RedisConn {
     }
 }
 
-/// Split `GET key` into a command and its arguments.
+/// Split `GET key` into a command and its arguments, quotes as a shell
+/// reads them.
 pub fn parse_command(text: &str) -> Result<Cmd, String> {
-    let mut words = text.split_whitespace();
-    let name = words
-        .next()
-        .ok_or_else(|| "empty Redis command".to_string())?;
-    let mut cmd = redis::cmd(name);
-    for w in words {
+    let words = split_command(text)?;
+    let mut cmd = redis::cmd(&words[0]);
+    for w in &words[1..] {
         cmd.arg(w);
     }
     Ok(cmd)
+}
+
+fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let words = shlex::split(text)
+        .ok_or_else(|| format!("invalid Redis command \"{text}\": unbalanced quotes"))?;
+    if words.is_empty() {
+        return Err("empty Redis command".to_string());
+    }
+    Ok(words)
+}
+
+/// The command's words as templates, if any of them varies.
+fn templates(text: &str) -> Result<Option<Arc<[Template]>>, String> {
+    let words: Vec<Template> = split_command(text)?
+        .iter()
+        .map(|w| Template::parse(w.as_bytes()))
+        .collect::<Result<_, _>>()?;
+    Ok((!words.iter().all(Template::is_fixed)).then(|| words.into()))
 }
 
 impl RedisTarget {
@@ -81,6 +104,8 @@ impl RedisTarget {
         Ok(RedisTarget {
             client,
             command: Arc::new(parse_command(command)?),
+            varying: templates(command)?,
+            seq: Arc::new(AtomicU64::new(0)),
             text: command.into(),
             connect_timeout,
         })
@@ -131,7 +156,20 @@ impl Connector for RedisTarget {
 
 impl Target for RedisTarget {
     async fn send(&self, conn: &mut RedisConn) -> Result<Reply, RequestError> {
-        match self.command.query_async::<Value>(&mut conn.conn).await {
+        let rendered;
+        let command = match &self.varying {
+            None => &*self.command,
+            Some(words) => {
+                let seq = self.seq.fetch_add(1, Relaxed);
+                let mut cmd = redis::cmd(&String::from_utf8_lossy(&words[0].rendered(seq)));
+                for w in &words[1..] {
+                    cmd.arg(w.rendered(seq));
+                }
+                rendered = cmd;
+                &rendered
+            }
+        };
+        match command.query_async::<Value>(&mut conn.conn).await {
             Ok(v) => Ok(Reply {
                 status: 0,
                 bytes: value_bytes(&v),
@@ -180,5 +218,30 @@ pub fn classify(e: &redis::RedisError) -> RequestError {
         unsent: false,
         message: format!("redis: {e}"),
         code: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_as_a_shell_does_and_vary_only_when_told() {
+        let words = split_command(r#"SET "a key" 'the value' x"#).unwrap();
+        assert_eq!(words, ["SET", "a key", "the value", "x"]);
+        assert!(split_command("GET 'open")
+            .unwrap_err()
+            .contains("unbalanced"));
+        assert!(split_command("  ").is_err());
+        assert!(templates("GET fixed").unwrap().is_none());
+        let t = templates("GET author:{random:1..3} {seq}")
+            .unwrap()
+            .unwrap();
+        let key = String::from_utf8(t[1].rendered(0)).unwrap();
+        assert!(
+            ["author:1", "author:2", "author:3"].contains(&key.as_str()),
+            "{key}"
+        );
+        assert_eq!(t[2].rendered(7), b"7");
     }
 }
