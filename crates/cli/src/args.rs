@@ -110,8 +110,8 @@ pub(crate) struct RunArgs {
     )]
     pub(crate) headers: Vec<String>,
 
-    /// HTTP: the request body (Content-Length is set from it). Over HTTP/2
-    /// not yet: use http://, or https:// (which then offers only HTTP/1.1).
+    /// HTTP: the request body (Content-Length is set from it; over HTTP/2
+    /// sent as DATA within the server's flow-control windows).
     #[arg(long, conflicts_with = "body_file", help_heading = "HTTP request")]
     pub(crate) body: Option<String>,
 

@@ -240,6 +240,22 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
                         finish(s, Err(reset(code)), &mut self.wakers);
                     }
                 }
+                Event::Window(0, increment) => state.send_window += i64::from(increment),
+                Event::Window(id, increment) => {
+                    if let Some(s) = state.open.get_mut(&id) {
+                        s.window += i64::from(increment);
+                    }
+                }
+                Event::InitialWindow(size) => {
+                    let delta = i64::from(size) - state.initial_window;
+                    state.initial_window = i64::from(size);
+                    for s in state.open.values_mut() {
+                        s.window += delta;
+                    }
+                }
+                Event::MaxFrame(size) => {
+                    state.max_frame = (size as usize).clamp(f::MAX_FRAME, 1 << 24);
+                }
                 Event::GoAway(last, code) => {
                     state.goaway = Some(last);
                     self.shared.broken.store(true, Ordering::Release);
@@ -251,6 +267,9 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
                     }
                 }
             }
+        }
+        if !state.pending.is_empty() {
+            state.pump();
         }
         drop(state);
         self.wakers.drain(..).for_each(Waker::wake);

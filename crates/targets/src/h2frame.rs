@@ -35,6 +35,7 @@ pub(crate) const PRIORITY: u8 = 0x20;
 pub(crate) const SETTINGS_ENABLE_PUSH: u16 = 0x2;
 pub(crate) const SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
 pub(crate) const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
+pub(crate) const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
 
 pub(crate) const PROTOCOL_ERROR: u32 = 0x1;
 pub(crate) const REFUSED_STREAM: u32 = 0x7;

@@ -15,6 +15,13 @@ pub(crate) enum Event {
     Reset(u32, u32),
     /// GOAWAY: the last stream id the server processes, its error code.
     GoAway(u32, u32),
+    /// WINDOW_UPDATE: the stream (0: the connection) may be sent this many
+    /// more bytes of DATA.
+    Window(u32, u32),
+    /// SETTINGS_INITIAL_WINDOW_SIZE: every stream's send window starts here.
+    InitialWindow(u32),
+    /// SETTINGS_MAX_FRAME_SIZE: the largest DATA frame the server takes.
+    MaxFrame(u32),
 }
 
 /// Frame parsing state: HPACK's dynamic table, a header block continued
@@ -105,6 +112,10 @@ impl FrameReader {
                     let value = f::u32_at(&entry[2..]) as usize;
                     if key == f::SETTINGS_MAX_CONCURRENT_STREAMS {
                         self.streams = Some(value);
+                    } else if key == f::SETTINGS_INITIAL_WINDOW_SIZE {
+                        self.events.push(Event::InitialWindow(value as u32));
+                    } else if key == f::SETTINGS_MAX_FRAME_SIZE {
+                        self.events.push(Event::MaxFrame(value as u32));
                     }
                 }
                 f::put_head(out, 0, f::SETTINGS, f::ACK, 0);
@@ -137,7 +148,11 @@ impl FrameReader {
                     f::PROTOCOL_ERROR
                 )));
             }
-            // PRIORITY, WINDOW_UPDATE (this client sends no DATA), unknown.
+            f::WINDOW_UPDATE if payload.len() == 4 => {
+                let increment = f::u32_at(payload) & f::MAX_WINDOW;
+                self.events.push(Event::Window(id, increment));
+            }
+            // PRIORITY, unknown.
             _ => {}
         }
         Ok(())

@@ -1,4 +1,4 @@
-//! A lean HTTP/2 client connection for `GET` requests (`h2c://`, and
+//! A lean HTTP/2 client connection (`h2c://`, and
 //! `https://` when ALPN picks h2). gRPC keeps the h2 crate (`h2conn`).
 //!
 //! One driver task per connection owns the socket: it writes what the
@@ -12,7 +12,7 @@
 use crate::h2driver::Driver;
 use crate::h2frame as f;
 use crate::{Reply, RequestError};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -53,6 +53,14 @@ pub(crate) struct State {
     pub(crate) goaway: Option<u32>,
     /// Why the connection ended.
     pub(crate) ended: Option<String>,
+    /// DATA the server lets this connection send (its connection window).
+    pub(crate) send_window: i64,
+    /// Each new stream's send window (the server's initial window size).
+    pub(crate) initial_window: i64,
+    /// The largest DATA frame the server takes.
+    pub(crate) max_frame: usize,
+    /// Streams with body left to send, oldest first.
+    pub(crate) pending: VecDeque<u32>,
 }
 
 /// One request's answer as it arrives.
@@ -62,6 +70,51 @@ pub(crate) struct Stream {
     pub(crate) bytes: u64,
     pub(crate) outcome: Option<Result<(), RequestError>>,
     pub(crate) waker: Option<Waker>,
+    /// The request body while some of it is unsent, and how much went.
+    pub(crate) body: Option<Arc<[u8]>>,
+    pub(crate) sent: usize,
+    /// DATA the server lets this stream send.
+    pub(crate) window: i64,
+}
+
+impl State {
+    /// Queues the DATA the windows allow, oldest stream first; a stream
+    /// blocked on its own window lets the next one go, one blocked on the
+    /// connection's stops them all.
+    pub(crate) fn pump(&mut self) {
+        let mut waiting = VecDeque::new();
+        while let Some(id) = self.pending.pop_front() {
+            if self.send_window <= 0 {
+                waiting.push_back(id);
+                continue;
+            }
+            let Some(s) = self.open.get_mut(&id) else {
+                continue;
+            };
+            let Some(body) = s.body.clone() else { continue };
+            if s.outcome.is_some() {
+                s.body = None;
+                continue;
+            }
+            while s.sent < body.len() && s.window > 0 && self.send_window > 0 {
+                let room = s.window.min(self.send_window) as usize;
+                let n = (body.len() - s.sent).min(room).min(self.max_frame);
+                let last = s.sent + n == body.len();
+                let flags = if last { f::END_STREAM } else { 0 };
+                f::put_head(&mut self.out, n, f::DATA, flags, id);
+                self.out.extend_from_slice(&body[s.sent..s.sent + n]);
+                s.sent += n;
+                s.window -= n as i64;
+                self.send_window -= n as i64;
+            }
+            if s.sent < body.len() {
+                waiting.push_back(id);
+            } else {
+                s.body = None;
+            }
+        }
+        self.pending = waiting;
+    }
 }
 
 impl Shared {
@@ -89,6 +142,10 @@ impl H2Wire {
                 open: HashMap::default(),
                 goaway: None,
                 ended: None,
+                send_window: i64::from(f::INITIAL_WINDOW),
+                initial_window: i64::from(f::INITIAL_WINDOW),
+                max_frame: f::MAX_FRAME,
+                pending: VecDeque::new(),
             }),
             broken: AtomicBool::new(false),
             streams: AtomicUsize::new(UNLIMITED_STREAMS),
@@ -118,11 +175,16 @@ impl H2Wire {
         self.shared.broken.load(Ordering::Acquire)
     }
 
-    /// Sends the request whose header block is `block` (no body) and reads
+    /// Sends the request whose header block is `block`, then `body` as
+    /// DATA as fast as the server's flow-control windows allow, and reads
     /// the whole answer; 4xx and 5xx are errors by status. Dropped before
     /// the answer, the request's stream is reset (CANCEL).
-    pub(crate) async fn get(&self, block: &[u8]) -> Result<Reply, RequestError> {
-        let id = self.open(block)?;
+    pub(crate) async fn request(
+        &self,
+        block: &[u8],
+        body: Option<Arc<[u8]>>,
+    ) -> Result<Reply, RequestError> {
+        let id = self.open(block, body)?;
         let mut waiting = Waiting {
             shared: &self.shared,
             id,
@@ -132,7 +194,8 @@ impl H2Wire {
     }
 
     /// Queues the HEADERS of a new stream and wakes the driver.
-    fn open(&self, block: &[u8]) -> Result<u32, RequestError> {
+    fn open(&self, block: &[u8], body: Option<Arc<[u8]>>) -> Result<u32, RequestError> {
+        let body = body.filter(|b| !b.is_empty());
         let mut state = self.shared.lock();
         if let Some(why) = &state.ended {
             return Err(RequestError::unsent(format!(
@@ -150,8 +213,20 @@ impl H2Wire {
             ));
         }
         state.next_id += 2;
-        put_headers(&mut state.out, id, block);
-        state.open.insert(id, Stream::default());
+        put_headers(&mut state.out, id, block, body.is_none());
+        let window = state.initial_window;
+        state.open.insert(
+            id,
+            Stream {
+                window,
+                body,
+                ..Stream::default()
+            },
+        );
+        if state.open[&id].body.is_some() {
+            state.pending.push_back(id);
+            state.pump();
+        }
         let driver = state.driver.take();
         drop(state);
         if let Some(driver) = driver {
@@ -172,12 +247,13 @@ impl Drop for H2Wire {
     }
 }
 
-/// HEADERS (END_STREAM) carrying `block`, split into CONTINUATION frames
-/// if it is larger than a frame.
-fn put_headers(out: &mut Vec<u8>, id: u32, block: &[u8]) {
+/// HEADERS carrying `block` (END_STREAM when no body follows), split into
+/// CONTINUATION frames if it is larger than a frame.
+fn put_headers(out: &mut Vec<u8>, id: u32, block: &[u8], end_stream: bool) {
     let mut chunks = block.chunks(f::MAX_FRAME).peekable();
     let mut kind = f::HEADERS;
-    let mut flags = f::END_STREAM;
+    let end = if end_stream { f::END_STREAM } else { 0 };
+    let mut flags = end;
     while let Some(chunk) = chunks.next() {
         if chunks.peek().is_none() {
             flags |= f::END_HEADERS;
@@ -188,7 +264,7 @@ fn put_headers(out: &mut Vec<u8>, id: u32, block: &[u8]) {
         flags = 0;
     }
     if block.is_empty() {
-        f::put_head(out, 0, f::HEADERS, f::END_STREAM | f::END_HEADERS, id);
+        f::put_head(out, 0, f::HEADERS, end | f::END_HEADERS, id);
     }
 }
 
@@ -217,7 +293,19 @@ impl Waiting<'_> {
             return Poll::Pending;
         }
         let stream = state.open.remove(&self.id).unwrap_or_default();
+        // Answered before the whole body went: stop sending it (the server
+        // needs no more), and end the stream so it does not stay open.
+        let driver = match stream.body.is_some() && state.ended.is_none() {
+            true => {
+                f::put_u32_frame(&mut state.out, f::RST_STREAM, self.id, f::CANCEL);
+                state.driver.take()
+            }
+            false => None,
+        };
         drop(state);
+        if let Some(driver) = driver {
+            driver.wake();
+        }
         self.done = true;
         Poll::Ready(match stream.outcome {
             Some(Err(e)) => Err(e),

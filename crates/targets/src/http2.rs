@@ -19,7 +19,7 @@ pub struct Http2Target {
 
 impl Http2Target {
     /// A target for `spec`, already resolved to `addr`, sending the request
-    /// `options.http` describes (GET of the URL's path by default; no body).
+    /// `options.http` describes (GET of the URL's path by default).
     pub fn new(
         spec: &TargetSpec,
         addr: SocketAddr,
@@ -29,7 +29,7 @@ impl Http2Target {
         let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
         Ok(Http2Target {
             addr,
-            request: H2Request::new(&request, false)?,
+            request: H2Request::new(&request, false),
             connect_timeout,
         })
     }
@@ -80,6 +80,7 @@ impl Connector for Http2Target {
 
 impl Target for Http2Target {
     async fn send(&self, conn: &mut H2Wire) -> Result<Reply, RequestError> {
-        conn.get(&self.request.next()).await
+        let (block, body) = self.request.next();
+        conn.request(&block, body).await
     }
 }

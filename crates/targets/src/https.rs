@@ -20,8 +20,8 @@ pub struct HttpsTarget {
     version: HttpVersion,
     /// Sends over HTTP/1.1 connections (its address is not used).
     http1: Http1Target,
-    /// The HTTP/2 request's header block (`None`: a body, so HTTP/1.1 only).
-    h2: Option<H2Request>,
+    /// The request for HTTP/2 connections.
+    h2: H2Request,
     connect_timeout: Duration,
 }
 
@@ -43,23 +43,17 @@ impl HttpsTarget {
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
         let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
-        // A body goes over HTTP/1.1 only, until the HTTP/2 client sends DATA.
-        let h2 = match options.http_version {
-            HttpVersion::Http1 => None,
-            HttpVersion::Http2 => Some(H2Request::new(&request, true)?),
-            HttpVersion::Auto => H2Request::new(&request, true).ok(),
-        };
-        let alpn: &[&[u8]] = match (options.http_version, &h2) {
-            (HttpVersion::Http2, _) => &[b"h2"],
-            (HttpVersion::Auto, Some(_)) => &[b"h2", b"http/1.1"],
-            _ => &[b"http/1.1"],
+        let alpn: &[&[u8]] = match options.http_version {
+            HttpVersion::Auto => &[b"h2", b"http/1.1"],
+            HttpVersion::Http1 => &[b"http/1.1"],
+            HttpVersion::Http2 => &[b"h2"],
         };
         Ok(HttpsTarget {
             addr,
             tls: TlsClient::new(spec, options, alpn)?,
             version: options.http_version,
             http1: Http1Target::with_request(&request, addr, connect_timeout),
-            h2,
+            h2: H2Request::new(&request, true),
             connect_timeout,
         })
     }
@@ -114,13 +108,10 @@ impl Target for HttpsTarget {
     async fn send(&self, conn: &mut HttpsConn) -> Result<Reply, RequestError> {
         match conn {
             HttpsConn::Http1(c) => self.http1.exchange(c).await,
-            HttpsConn::Http2(c) => match &self.h2 {
-                Some(r) => c.get(&r.next()).await,
-                None => Err(RequestError::broken(
-                    ErrorKind::Protocol,
-                    "HTTP/2 was not offered, yet the server chose it",
-                )),
-            },
+            HttpsConn::Http2(c) => {
+                let (block, body) = self.h2.next();
+                c.request(&block, body).await
+            }
         }
     }
 }

@@ -183,57 +183,58 @@ impl H1Request {
     }
 }
 
-/// HTTP/2 header blocks from an [`HttpRequest`] without a body (the lean
-/// HTTP/2 client sends none): one block when fixed, one per request
-/// otherwise.
+/// A header block and, if any, a body.
+pub(crate) type H2Parts = (Arc<[u8]>, Option<Arc<[u8]>>);
+
+/// HTTP/2 requests from an [`HttpRequest`]: one header block (with
+/// content-length when there is a body) and body when fixed, rendered per
+/// request otherwise.
 #[derive(Clone, Debug)]
 pub(crate) struct H2Request {
-    fixed: Option<Arc<[u8]>>,
+    fixed: Option<H2Parts>,
     https: bool,
     request: Arc<HttpRequest>,
 }
 
 impl H2Request {
-    /// Refused when the request has a body.
-    pub(crate) fn new(request: &HttpRequest, https: bool) -> Result<H2Request, TargetError> {
-        if request.body.is_some() {
-            return Err(TargetError::Setup(
-                "a request body over HTTP/2 is not supported yet: use http://, or https:// with --http1"
-                    .into(),
-            ));
-        }
+    pub(crate) fn new(request: &HttpRequest, https: bool) -> H2Request {
         let mut r = H2Request {
             fixed: None,
             https,
             request: Arc::new(request.clone()),
         };
         if request.is_fixed() {
-            r.fixed = Some(r.block(0).into());
+            r.fixed = Some(r.render(0));
         }
-        Ok(r)
+        r
     }
 
-    fn block(&self, seq: u64) -> Vec<u8> {
+    fn render(&self, seq: u64) -> H2Parts {
         let r = &self.request;
-        let headers: Vec<(&str, Vec<u8>)> = r
+        let body = r.body.as_ref().map(|b| b.rendered(seq));
+        let mut headers: Vec<(&str, Vec<u8>)> = r
             .headers
             .iter()
             .map(|(n, v)| (n.as_str(), v.rendered(seq)))
             .collect();
-        crate::h2frame::header_block(
+        if let Some(b) = &body {
+            headers.push(("content-length", b.len().to_string().into_bytes()));
+        }
+        let block = crate::h2frame::header_block(
             self.https,
             &r.method,
             &r.authority,
             &r.path.rendered(seq),
             &headers,
-        )
+        );
+        (block.into(), body.map(Into::into))
     }
 
-    /// The next request's header block.
-    pub(crate) fn next(&self) -> Arc<[u8]> {
+    /// The next request's header block and body.
+    pub(crate) fn next(&self) -> H2Parts {
         match &self.fixed {
-            Some(b) => b.clone(),
-            None => self.block(self.request.next_seq()).into(),
+            Some(parts) => parts.clone(),
+            None => self.render(self.request.next_seq()),
         }
     }
 }
