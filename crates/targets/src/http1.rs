@@ -27,7 +27,7 @@ impl Http1Target {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
-        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        let request = HttpRequest::for_target(spec, options)?;
         Ok(Self::with_request(&request, addr, connect_timeout))
     }
 

@@ -26,7 +26,7 @@ impl Http2Target {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
-        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        let request = HttpRequest::for_target(spec, options)?;
         Ok(Http2Target {
             addr,
             request: H2Request::new(&request, false),

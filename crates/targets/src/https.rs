@@ -42,7 +42,7 @@ impl HttpsTarget {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
-        let request = HttpRequest::new(&options.http, &spec.authority, &spec.path)?;
+        let request = HttpRequest::for_target(spec, options)?;
         let alpn: &[&[u8]] = match options.http_version {
             HttpVersion::Auto => &[b"h2", b"http/1.1"],
             HttpVersion::Http1 => &[b"http/1.1"],

@@ -7,7 +7,7 @@
 use crate::options::HttpRequestOptions;
 pub(crate) use crate::template::Template;
 use crate::TargetError;
-use bytes::Bytes;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -26,6 +26,15 @@ pub(crate) struct HttpRequest {
 }
 
 impl HttpRequest {
+    /// The request `options.http` describes to the target `spec` (its
+    /// path, at its authority); a body file is read here.
+    pub(crate) fn for_target(
+        spec: &crate::TargetSpec,
+        options: &crate::TargetOptions,
+    ) -> Result<HttpRequest, TargetError> {
+        HttpRequest::new(&options.http, &spec.authority, &spec.path)
+    }
+
     /// The request `options` describe, to `path` at `authority` (from the
     /// URL); a body file is read here.
     pub(crate) fn new(
@@ -135,7 +144,7 @@ impl HttpRequest {
 /// it is fixed, rendered per request otherwise.
 #[derive(Clone, Debug)]
 pub(crate) struct H1Request {
-    fixed: Option<Bytes>,
+    fixed: Option<Arc<[u8]>>,
     head: Template,
     body: Option<Template>,
     request: Arc<HttpRequest>,
@@ -150,7 +159,7 @@ impl H1Request {
             request: Arc::new(request.clone()),
         };
         if request.is_fixed() {
-            r.fixed = Some(Bytes::from(r.render(0)));
+            r.fixed = Some(r.render(0).into());
         }
         r
     }
@@ -170,11 +179,12 @@ impl H1Request {
         out
     }
 
-    /// The next request: shared bytes when fixed, fresh ones otherwise.
-    pub(crate) fn next(&self) -> Bytes {
+    /// The next request: the fixed bytes, borrowed (nothing done per
+    /// request), or fresh ones.
+    pub(crate) fn next(&self) -> Cow<'_, [u8]> {
         match &self.fixed {
-            Some(b) => b.clone(),
-            None => Bytes::from(self.render(self.request.next_seq())),
+            Some(b) => Cow::Borrowed(b),
+            None => Cow::Owned(self.render(self.request.next_seq())),
         }
     }
 
@@ -204,12 +214,13 @@ impl H2Request {
             request: Arc::new(request.clone()),
         };
         if request.is_fixed() {
-            r.fixed = Some(r.render(0));
+            let (block, body) = r.render(0);
+            r.fixed = Some((block.into(), body));
         }
         r
     }
 
-    fn render(&self, seq: u64) -> H2Parts {
+    fn render(&self, seq: u64) -> (Vec<u8>, Option<Arc<[u8]>>) {
         let r = &self.request;
         let body = r.body.as_ref().map(|b| b.rendered(seq));
         let mut headers: Vec<(&str, Vec<u8>)> = r
@@ -227,14 +238,17 @@ impl H2Request {
             &r.path.rendered(seq),
             &headers,
         );
-        (block.into(), body.map(Into::into))
+        (block, body.map(Into::into))
     }
 
-    /// The next request's header block and body.
-    pub(crate) fn next(&self) -> H2Parts {
+    /// The next request's header block (borrowed when fixed) and body.
+    pub(crate) fn next(&self) -> (Cow<'_, [u8]>, Option<Arc<[u8]>>) {
         match &self.fixed {
-            Some(parts) => parts.clone(),
-            None => self.render(self.request.next_seq()),
+            Some((block, body)) => (Cow::Borrowed(block), body.clone()),
+            None => {
+                let (block, body) = self.render(self.request.next_seq());
+                (Cow::Owned(block), body)
+            }
         }
     }
 }
@@ -278,11 +292,9 @@ mod tests {
         let h1 = H1Request::new(&r);
         assert!(h1.fixed.is_some());
         assert_eq!(
-            h1.next(),
-            Bytes::from_static(
-                b"POST /api HTTP/1.1\r\nhost: 127.0.0.1:80\r\nauthorization: Bearer abc\r\n\
-                  x-trace: 1\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{\"id\": 7}"
-            )
+            &*h1.next(),
+            &b"POST /api HTTP/1.1\r\nhost: 127.0.0.1:80\r\nauthorization: Bearer abc\r\n\
+                  x-trace: 1\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{\"id\": 7}"[..]
         );
     }
 
