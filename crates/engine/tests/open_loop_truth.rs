@@ -29,24 +29,38 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
         .server
         .and_then(|s| s.mean_service_us())
         .expect("the built-in server reports its service time");
-    // Bounds wide enough for a shared CI machine's hiccups; the stall this
-    // guards against measured hundreds of times more.
+    // What the open loop must not add is a systematic wait: the median and
+    // p90 are held close to the server's time. The p99 of a 3 s window at
+    // 3,000 req/s is moved by a single 30 ms descheduling of this shared
+    // 2-core machine (90 requests arrive in it), as CI once saw (15 ms p99,
+    // 2.3 ms on a quiet machine), so it is only held far below the stall this
+    // guards against (1.07 s).
     assert!(
-        c.checkout_wait_us.p99 < 5_000.0,
-        "checkout wait p99 {} µs with ~3 of 100 connections needed",
+        c.checkout_wait_us.p90 < 1_000.0,
+        "checkout wait p90 {} µs with ~3 of 100 connections needed",
+        c.checkout_wait_us.p90
+    );
+    assert!(
+        c.checkout_wait_us.p99 < 50_000.0,
+        "checkout wait p99 {} µs",
         c.checkout_wait_us.p99
     );
     let uncorrected = c.latency_uncorrected_us.unwrap();
     assert!(
-        uncorrected.p99 < service_us + 10_000.0,
-        "uncorrected p99 {} µs, server time {service_us} µs",
-        uncorrected.p99
+        uncorrected.p50 < service_us + 1_500.0 && uncorrected.p90 < service_us + 3_000.0,
+        "uncorrected p50 {} p90 {} µs, server time {service_us} µs",
+        uncorrected.p50,
+        uncorrected.p90
     );
-    assert!(
-        c.latency_us.p99 < service_us + 25_000.0,
-        "corrected p99 {} µs, server time {service_us} µs",
-        c.latency_us.p99
-    );
+    for (name, p99) in [
+        ("uncorrected", uncorrected.p99),
+        ("corrected", c.latency_us.p99),
+    ] {
+        assert!(
+            p99 < service_us + 100_000.0,
+            "{name} p99 {p99} µs, server time {service_us} µs"
+        );
+    }
     assert!(
         within(c.achieved_rate, 3000.0, 0.05),
         "achieved {}",
