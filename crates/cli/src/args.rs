@@ -21,9 +21,9 @@ pub(crate) enum Command {
     ///
     /// Without TARGET, the built-in server is started in-process on a free
     /// loopback port and a default grid runs (about a minute and a half).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -98,7 +98,8 @@ pub(crate) struct RunArgs {
     #[arg(short, long, help_heading = "HTTP request")]
     pub(crate) method: Option<String>,
 
-    /// HTTP: a header, "Name: value" (repeat for more). Values, the URL's
+    /// HTTP: a header, "Name: value" (repeat for more; gRPC: metadata,
+    /// sent as given). Values, the URL's
     /// path and the body may hold {seq} (counts requests from 0) and
     /// {random:A..B} (a fresh integer in A..=B), rendered per request;
     /// without them the request is encoded once.
@@ -126,6 +127,37 @@ pub(crate) struct RunArgs {
     /// HTTP: the Host header (HTTP/2: :authority) instead of the URL's.
     #[arg(long, help_heading = "HTTP request")]
     pub(crate) host: Option<String>,
+
+    /// gRPC: the .proto file describing --call (repeat for more; compiled
+    /// at run time). Without it, the built-in Greeter's, or else the
+    /// server's reflection.
+    #[arg(long, value_name = "FILE", help_heading = "gRPC call")]
+    pub(crate) proto: Vec<PathBuf>,
+
+    /// gRPC: where the .proto files' imports are found (repeat for more;
+    /// each file's own directory is searched too).
+    #[arg(long, value_name = "DIR", help_heading = "gRPC call")]
+    pub(crate) import_path: Vec<PathBuf>,
+
+    /// gRPC: the unary method, package.Service/Method.
+    /// [default: helloworld.Greeter/SayHello]
+    #[arg(long, value_name = "METHOD", help_heading = "gRPC call")]
+    pub(crate) call: Option<String>,
+
+    /// gRPC: the request message as JSON (proto3 JSON names); may hold
+    /// {seq} and {random:A..B}, then it is encoded per call.
+    /// [default: {"name": "poolbench"} for the Greeter, {} otherwise]
+    #[arg(
+        long,
+        value_name = "JSON",
+        conflicts_with = "data_file",
+        help_heading = "gRPC call"
+    )]
+    pub(crate) data: Option<String>,
+
+    /// gRPC: the request message's JSON from a file.
+    #[arg(long, value_name = "FILE", help_heading = "gRPC call")]
+    pub(crate) data_file: Option<PathBuf>,
 
     /// postgres://: the query each request runs, prepared once per
     /// connection. [default: SELECT 1]

@@ -60,8 +60,8 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        args::Command::Run(a) => run_cmd::run(a),
-        args::Command::Serve(a) => serve_cmd::serve(a),
+        args::Command::Run(a) => run_cmd::run(*a),
+        args::Command::Serve(a) => serve_cmd::serve(*a),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,7 +5,7 @@ use crate::Failure;
 use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
-use poolbench_targets::{HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec};
+use poolbench_targets::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,6 +126,13 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
             body_file: a.body_file.clone(),
             content_type: a.content_type.clone(),
             host: a.host.clone(),
+        },
+        grpc: GrpcOptions {
+            proto: a.proto.clone(),
+            import_paths: a.import_path.clone(),
+            call: a.call.clone(),
+            data: a.data.clone(),
+            data_file: a.data_file.clone(),
         },
     };
     if let Some(rate) = a.rate {

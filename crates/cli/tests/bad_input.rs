@@ -99,7 +99,10 @@ fn grpc_target_without_a_greeter() {
     let server = listeners(false);
     // The plain HTTP listener answers gRPC calls UNIMPLEMENTED.
     let url = format!("grpc://{}/", server.addr());
-    assert_rejected(&["run", &url, "-d", "1s"], "not a helloworld.Greeter");
+    assert_rejected(
+        &["run", &url, "-d", "1s"],
+        "does not implement helloworld.Greeter/SayHello",
+    );
 }
 
 #[test]

@@ -54,6 +54,10 @@ pub struct Plan {
 pub enum PlanError {
     #[error("--method, --header, --body, --body-file, --content-type and --host apply to http://, h2c:// and https:// targets, not {0}://")]
     HttpOptions(String),
+    #[error("--method, --body, --body-file and --content-type do not apply to {0}:// targets (gRPC takes --data; -H and --host apply)")]
+    GrpcHttpOptions(String),
+    #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
+    GrpcOptions(String),
     #[error("concurrency must be at least 1")]
     ZeroConcurrency,
     #[error("pool size must be at least 1")]
@@ -188,9 +192,24 @@ impl Plan {
         if self.pipeline.is_some_and(|d| d < 2) {
             return Err(PlanError::Pipeline);
         }
-        let http = matches!(self.target.scheme.as_str(), "http" | "h2c" | "https");
-        if !http && self.target_options.http != Default::default() {
-            return Err(PlanError::HttpOptions(self.target.scheme.clone()));
+        let scheme = self.target.scheme.clone();
+        let http = matches!(scheme.as_str(), "http" | "h2c" | "https");
+        let grpc = matches!(scheme.as_str(), "grpc" | "grpcs");
+        let h = &self.target_options.http;
+        if grpc {
+            let metadata_only = poolbench_targets::HttpRequestOptions {
+                headers: h.headers.clone(),
+                host: h.host.clone(),
+                ..Default::default()
+            };
+            if *h != metadata_only {
+                return Err(PlanError::GrpcHttpOptions(scheme));
+            }
+        } else if !http && *h != Default::default() {
+            return Err(PlanError::HttpOptions(scheme));
+        }
+        if !grpc && self.target_options.grpc.is_set() {
+            return Err(PlanError::GrpcOptions(scheme));
         }
         match self.load {
             LoadModel::Open { rate, .. } if !(rate > 0.0 && rate.is_finite()) => {

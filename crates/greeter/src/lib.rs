@@ -15,3 +15,6 @@ pub use helloworld::{HelloReply, HelloRequest};
 
 /// The request path of `SayHello`.
 pub const SAY_HELLO_PATH: &str = "/helloworld.Greeter/SayHello";
+
+/// The encoded `FileDescriptorSet` of `helloworld.proto`.
+pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/helloworld.fds"));

@@ -29,9 +29,7 @@ pub enum AnyConn {
     Http1(Http1Conn),
     Http2(H2Wire),
     Https(HttpsConn),
-    // Boxed: a tonic channel is large, and connections move in and out of
-    // pools on every request.
-    Grpc(Box<GrpcConn>),
+    Grpc(GrpcConn),
     Postgres(PgConnection),
     Redis(RedisConn),
 }
@@ -98,9 +96,7 @@ impl Connector for AnyTarget {
             // TLS and gRPC connects are large futures: boxed, so they do not
             // grow every other protocol's future (moved on each request).
             AnyTarget::Https(t) => Box::pin(t.connect()).await.map(AnyConn::Https),
-            AnyTarget::Grpc(t) => Box::pin(t.connect())
-                .await
-                .map(|c| AnyConn::Grpc(Box::new(c))),
+            AnyTarget::Grpc(t) => Box::pin(t.connect()).await.map(AnyConn::Grpc),
             AnyTarget::Postgres(t, _) => Box::pin(t.connect()).await.map(AnyConn::Postgres),
             AnyTarget::Redis(t) => t.connect().await.map(AnyConn::Redis),
         }
@@ -128,9 +124,7 @@ impl Connector for AnyTarget {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.share(c).map(AnyConn::Http1),
             (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.share(c).map(AnyConn::Http2),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.share(c).map(AnyConn::Https),
-            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => {
-                t.share(c).map(|c| AnyConn::Grpc(Box::new(c)))
-            }
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.share(c).map(AnyConn::Grpc),
             (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.share(c).map(AnyConn::Postgres),
             (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.share(c).map(AnyConn::Redis),
             _ => None,

@@ -122,11 +122,61 @@ impl RequestError {
         }
     }
 
+    /// A gRPC status other than OK, with its `grpc-message`
+    /// (percent-decoded); the connection stays usable.
+    pub fn grpc(code: u16, message: &str) -> Self {
+        let name = format!("{:?}", tonic::Code::from(i32::from(code)));
+        RequestError {
+            message: format!("gRPC {name}: {}", percent_decode(message)),
+            ..RequestError::status(code)
+        }
+    }
+
     /// The same error, carrying a protocol status code.
     pub fn with_code(self, code: u16) -> Self {
         RequestError {
             code: Some(code),
             ..self
         }
+    }
+}
+
+/// `grpc-message` is percent-encoded (`%XX`).
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b.get(i + 1..i + 3).and_then(|h| {
+            std::str::from_utf8(h)
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        });
+        match (b[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grpc_errors_name_their_code_and_decode_the_message() {
+        let e = RequestError::grpc(5, "no such item%3A 7%");
+        assert_eq!(e.message, "gRPC NotFound: no such item: 7%");
+        assert_eq!(
+            (e.kind, e.code, e.broken),
+            (ErrorKind::Status, Some(5), false)
+        );
     }
 }

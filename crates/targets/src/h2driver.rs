@@ -227,6 +227,11 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
                         }
                     }
                 }
+                Event::Grpc(id, code, message) => {
+                    if let Some(s) = state.open.get_mut(&id) {
+                        s.grpc = Some((code, message));
+                    }
+                }
                 Event::Data(id, bytes, end) => {
                     if let Some(s) = state.open.get_mut(&id) {
                         s.bytes += bytes as u64;

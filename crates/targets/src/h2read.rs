@@ -9,6 +9,9 @@ use httlib_hpack::Decoder;
 pub(crate) enum Event {
     /// A header block: the status (0 if none, e.g. trailers), and END_STREAM.
     Headers(u32, u16, bool),
+    /// A header block (gRPC's trailers, or a trailers-only answer) carried
+    /// `grpc-status` with this code, and `grpc-message`.
+    Grpc(u32, u16, String),
     /// DATA of this many bytes, and END_STREAM.
     Data(u32, usize, bool),
     /// RST_STREAM with this error code.
@@ -166,13 +169,28 @@ impl FrameReader {
             .decode(&mut self.block, &mut self.fields)
             .map_err(|e| RequestError::protocol(format!("HTTP/2 header block: {e:?}")))?;
         let status = self
-            .fields
-            .iter()
-            .find(|(name, _, _)| name == b":status")
-            .and_then(|(_, value, _)| std::str::from_utf8(value).ok()?.parse().ok())
+            .field(b":status")
+            .and_then(|value| std::str::from_utf8(value).ok()?.parse().ok())
             .unwrap_or(0);
+        if let Some(code) = self.field(b"grpc-status") {
+            let code = std::str::from_utf8(code)
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(u16::MAX);
+            let message = self.field(b"grpc-message").unwrap_or_default();
+            let message = String::from_utf8_lossy(message).into_owned();
+            self.events.push(Event::Grpc(id, code, message));
+        }
         self.events.push(Event::Headers(id, status, end));
         Ok(())
+    }
+
+    /// The value of the decoded block's field `name`.
+    fn field(&self, name: &[u8]) -> Option<&[u8]> {
+        self.fields
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, value, _)| value.as_slice())
     }
 
     /// Gives the connection window back once half of it is used.

@@ -1,5 +1,5 @@
 //! A lean HTTP/2 client connection (`h2c://`, and
-//! `https://` when ALPN picks h2). gRPC keeps the h2 crate (`h2conn`).
+//! `https://` when ALPN picks h2, `grpc://`, `grpcs://`).
 //!
 //! One driver task per connection owns the socket: it writes what the
 //! request handles queued and reads the server's frames. A request is one
@@ -75,6 +75,8 @@ pub(crate) struct Stream {
     pub(crate) sent: usize,
     /// DATA the server lets this stream send.
     pub(crate) window: i64,
+    /// gRPC: the answer's `grpc-status` and `grpc-message`.
+    pub(crate) grpc: Option<(u16, String)>,
 }
 
 impl State {
@@ -184,6 +186,56 @@ impl H2Wire {
         block: &[u8],
         body: Option<Arc<[u8]>>,
     ) -> Result<Reply, RequestError> {
+        let stream = self.exchange(block, body).await?;
+        match stream.status {
+            0 => Err(RequestError {
+                broken: false,
+                ..RequestError::protocol("HTTP/2 answer without :status")
+            }),
+            400.. => Err(RequestError::status(stream.status)),
+            status => Ok(Reply {
+                status,
+                bytes: stream.bytes,
+            }),
+        }
+    }
+
+    /// A gRPC call: as [`H2Wire::request`], but the outcome is the
+    /// answer's `grpc-status` (in its trailers, or a trailers-only answer);
+    /// a status other than OK is an error counted by its code. The reply's
+    /// status is the gRPC code (0).
+    pub(crate) async fn call(
+        &self,
+        block: &[u8],
+        body: Option<Arc<[u8]>>,
+    ) -> Result<Reply, RequestError> {
+        let stream = self.exchange(block, body).await?;
+        match stream.grpc {
+            Some((0, _)) => Ok(Reply {
+                status: 0,
+                bytes: stream.bytes,
+            }),
+            Some((code, message)) => Err(RequestError::grpc(code, &message)),
+            None if stream.status != 200 => Err(RequestError {
+                broken: false,
+                ..RequestError::protocol(format!(
+                    "not a gRPC answer: HTTP status {} without grpc-status",
+                    stream.status
+                ))
+            }),
+            None => Err(RequestError {
+                broken: false,
+                ..RequestError::protocol("gRPC answer without grpc-status")
+            }),
+        }
+    }
+
+    /// Sends a request and waits for the whole answer.
+    async fn exchange(
+        &self,
+        block: &[u8],
+        body: Option<Arc<[u8]>>,
+    ) -> Result<Stream, RequestError> {
         let id = self.open(block, body)?;
         let mut waiting = Waiting {
             shared: &self.shared,
@@ -276,7 +328,7 @@ struct Waiting<'a> {
 }
 
 impl Waiting<'_> {
-    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<Reply, RequestError>> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<Stream, RequestError>> {
         let mut state = self.shared.lock();
         let Some(stream) = state.open.get_mut(&self.id) else {
             self.done = true;
@@ -309,15 +361,7 @@ impl Waiting<'_> {
         self.done = true;
         Poll::Ready(match stream.outcome {
             Some(Err(e)) => Err(e),
-            _ if stream.status == 0 => Err(RequestError {
-                broken: false,
-                ..RequestError::protocol("HTTP/2 answer without :status")
-            }),
-            _ if stream.status >= 400 => Err(RequestError::status(stream.status)),
-            _ => Ok(Reply {
-                status: stream.status,
-                bytes: stream.bytes,
-            }),
+            _ => Ok(stream),
         })
     }
 }

@@ -7,7 +7,6 @@ pub mod any;
 mod error;
 pub mod grpc;
 mod h1wire;
-mod h2conn;
 mod h2driver;
 mod h2frame;
 mod h2read;
@@ -30,9 +29,8 @@ mod tls;
 
 pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
-pub use h2conn::H2Conn;
 pub use h2wire::H2Wire;
-pub use options::{HttpRequestOptions, HttpVersion, TargetOptions};
+pub use options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
 pub use spec::{TargetError, TargetSpec};
 
 use poolbench_pool::Connector;

@@ -24,8 +24,37 @@ pub struct TargetOptions {
     /// `redis://`: the command each request sends, e.g. `GET key`.
     /// `None`: `PING`.
     pub command: Option<String>,
-    /// `http://`, `h2c://`, `https://`: the request each worker sends.
+    /// `http://`, `h2c://`, `https://`: the request each worker sends
+    /// (`grpc://`, `grpcs://`: its headers, as metadata).
     pub http: HttpRequestOptions,
+    /// `grpc://`, `grpcs://`: the method called and its message.
+    pub grpc: GrpcOptions,
+}
+
+/// The gRPC call, as the command line gives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GrpcOptions {
+    /// `.proto` files describing the method. Empty: the built-in Greeter's,
+    /// or the server's reflection.
+    pub proto: Vec<PathBuf>,
+    /// Where the files' imports are found (besides each file's directory).
+    pub import_paths: Vec<PathBuf>,
+    /// `package.Service/Method`. `None`: `helloworld.Greeter/SayHello`.
+    pub call: Option<String>,
+    /// The request message as JSON, with `{seq}` and `{random:A..B}`
+    /// placeholders. `None`: `{"name": "poolbench"}` for the Greeter, `{}`
+    /// otherwise.
+    pub data: Option<String>,
+    /// The request message's JSON from a file, read when the target opens.
+    pub data_file: Option<PathBuf>,
+}
+
+impl GrpcOptions {
+    /// Anything other than the default call was asked for.
+    pub fn is_set(&self) -> bool {
+        *self != GrpcOptions::default()
+    }
 }
 
 /// The HTTP request, as the command line gives it. Placeholders `{seq}`

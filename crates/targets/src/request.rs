@@ -254,7 +254,7 @@ impl H2Request {
 }
 
 /// `Name: value` from `-H`: the name a token, lower-cased.
-fn split_header(line: &str) -> Result<(String, String), TargetError> {
+pub(crate) fn split_header(line: &str) -> Result<(String, String), TargetError> {
     let bad = |why: &str| TargetError::Setup(format!("invalid header \"{line}\": {why}"));
     let (name, value) = line
         .split_once(':')
