@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing poolbench needs on a fresh Debian
-# machine: a Rust toolchain with rustfmt and clippy, and python3.
+# machine: a Rust toolchain with rustfmt and clippy, python3, and Python's
+# grpcio packages.
 set -euo pipefail
 if ! command -v cargo >/dev/null; then
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
@@ -10,8 +11,26 @@ fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # Tests drive a server written with Python's standard library
 # (crates/cli/tests/support/recording_server.py).
+sudo=sudo
+[ "$(id -u)" = 0 ] && sudo=
 if ! command -v python3 >/dev/null; then
-    sudo=sudo
-    [ "$(id -u)" = 0 ] && sudo=
     $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3 >/dev/null
+fi
+# And a gRPC server written with Python's grpcio
+# (crates/cli/tests/support/grpc_server.py).
+if ! python3 -c 'import grpc, grpc_tools, grpc_reflection, google.protobuf' 2>/dev/null; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3-pip >/dev/null
+    fi
+    pip_install() {
+        PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+            python3 -m pip install --quiet "$@" grpcio grpcio-tools grpcio-reflection protobuf
+    }
+    # Debian's own python3 refuses (PEP 668) unless told otherwise.
+    if ! out=$(pip_install 2>&1); then
+        case $out in
+            *externally-managed-environment*) pip_install --break-system-packages ;;
+            *) printf '%s\n' "$out" >&2; exit 1 ;;
+        esac
+    fi
 fi
