@@ -90,3 +90,75 @@ pub fn run(args: &[&str]) -> Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// `support/grpc_server.py`: a gRPC server in Python (grpcio) with its own
+/// proto (`support/proto/shop/v1/orders.proto`), recording each `Create`
+/// request as a JSON line. It stops when its stdin closes (so it dies with
+/// the test) and is stopped by PID when dropped.
+pub struct PyGrpc {
+    child: Child,
+    pub port: u16,
+    record: PathBuf,
+}
+
+/// The directory of the Python gRPC server's protos.
+pub const PROTO_ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/proto");
+
+impl PyGrpc {
+    /// Started with these extra arguments (`--reflection`, `--fail-item N`).
+    pub fn start(name: &str, extra: &[&str]) -> PyGrpc {
+        use std::io::BufRead;
+        let record = std::env::temp_dir().join(format!(
+            "poolbench-grpc-{name}-{}.jsonl",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&record);
+        let mut child = Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/support/grpc_server.py"
+            ))
+            .args(["--proto-root", PROTO_ROOT, "--record"])
+            .arg(&record)
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        let stdout = child.stdout.take().unwrap();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("the gRPC server did not start: {line:?}"));
+        PyGrpc {
+            child,
+            port,
+            record,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("grpc://127.0.0.1:{}", self.port)
+    }
+
+    /// The `Create` requests it received, as proto3 JSON.
+    pub fn seen(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.record)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+}
+
+impl Drop for PyGrpc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.record);
+    }
+}

@@ -50,7 +50,13 @@ pub(crate) fn compile(protos: &[PathBuf], imports: &[PathBuf]) -> Result<Descrip
             includes.push(dir);
         }
     }
-    let one_line = |e: protox::Error| e.to_string().replace('\n', " ");
+    let one_line = |e: protox::Error| {
+        let hint = match e.is_file_not_found() {
+            true => " (give the directory imports are relative to with --import-path)",
+            false => "",
+        };
+        format!("{}{hint}", e.to_string().replace('\n', " "))
+    };
     let mut compiler = protox::Compiler::new(&includes).map_err(one_line)?;
     compiler.include_imports(true);
     compiler.open_files(protos).map_err(one_line)?;
