@@ -1,12 +1,12 @@
 //! One target type over every protocol, chosen by the URL's scheme, so the
 //! engine drives all of them through the same strategies and load models.
 use crate::grpc::{GrpcConn, GrpcTarget};
-use crate::h2wire::H2Wire;
 use crate::http1::{Http1Conn, Http1Target};
+use crate::http2::wire::H2Wire;
 use crate::http2::Http2Target;
 use crate::https::{HttpsConn, HttpsTarget};
-use crate::pg::{PgConnection, PgTarget};
 use crate::postgres::PostgresTarget;
+use crate::postgres::{PgConnection, PgTarget};
 use crate::redis::{RedisConn, RedisTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;

@@ -1,7 +1,7 @@
 //! `https://`: TLS (rustls), then HTTP/2 or HTTP/1.1 as ALPN decides
 //! (`--http1` / `--http2` offer only one).
-use crate::h2wire::H2Wire;
 use crate::http1::{Http1Conn, Http1Target};
+use crate::http2::wire::H2Wire;
 use crate::options::HttpVersion;
 use crate::request::{H2Request, HttpRequest};
 use crate::tls::{self, TlsClient};

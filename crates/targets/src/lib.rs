@@ -6,20 +6,11 @@
 pub mod any;
 mod error;
 pub mod grpc;
-mod h1wire;
-mod h2driver;
-mod h2frame;
-mod h2read;
-mod h2wire;
 pub mod http1;
 pub mod http2;
 pub mod https;
-mod libpq;
 mod net;
 mod options;
-pub mod pg;
-mod pgwire;
-pub mod pipeline;
 pub mod postgres;
 pub mod redis;
 mod request;
@@ -29,7 +20,8 @@ mod tls;
 
 pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
-pub use h2wire::H2Wire;
+pub use http1::pipeline;
+pub use http2::wire::H2Wire;
 pub use options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
 pub use spec::{TargetError, TargetSpec};
 

@@ -231,7 +231,7 @@ impl H2Request {
         if let Some(b) = &body {
             headers.push(("content-length", b.len().to_string().into_bytes()));
         }
-        let block = crate::h2frame::header_block(
+        let block = crate::http2::frame::header_block(
             self.https,
             &r.method,
             &r.authority,

@@ -61,13 +61,13 @@ impl FromStr for TargetSpec {
     type Err = TargetError;
 
     fn from_str(url: &str) -> Result<Self, TargetError> {
-        if crate::libpq::is_dsn(url) {
+        if crate::postgres::libpq::is_dsn(url) {
             // A libpq keyword DSN: PostgreSQL, host and port from it or
             // from PGHOST and PGPORT.
             return Ok(TargetSpec {
                 url: url.to_string(),
                 scheme: "postgres".into(),
-                authority: crate::libpq::dsn_authority(url),
+                authority: crate::postgres::libpq::dsn_authority(url),
                 path: "/".into(),
             });
         }
@@ -119,8 +119,8 @@ impl TargetSpec {
 
     /// The URL with any password replaced by `***`, for messages and reports.
     pub fn redacted(&self) -> String {
-        if crate::libpq::is_dsn(&self.url) {
-            return crate::libpq::redact_dsn(&self.url);
+        if crate::postgres::libpq::is_dsn(&self.url) {
+            return crate::postgres::libpq::redact_dsn(&self.url);
         }
         let Some((scheme, rest)) = self.url.split_once("://") else {
             return self.url.clone();

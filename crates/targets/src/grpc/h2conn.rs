@@ -1,6 +1,6 @@
 //! HTTP/2 client connections on the h2 crate, for tonic's generated
 //! clients: the reflection queries made once before a run (the calls
-//! themselves go over the lean client, `h2wire`).
+//! themselves go over the lean client, `http2::wire`).
 use crate::{ErrorKind, RequestError};
 use bytes::Bytes;
 use h2::client::SendRequest;

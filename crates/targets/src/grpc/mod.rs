@@ -1,5 +1,5 @@
 //! `grpc://` and `grpcs://`: any unary method, over the lean HTTP/2 client
-//! (`h2wire`) the strategies manage. The method and its request message
+//! (`http2::wire`) the strategies manage. The method and its request message
 //! come from `--proto` files, the server's reflection, or the built-in
 //! `helloworld.Greeter` (the default); the message is encoded from JSON
 //! once, or per call when it holds placeholders.
@@ -8,8 +8,8 @@ mod message;
 mod reflect;
 mod schema;
 
-use crate::h2wire::H2Wire;
 use crate::http2::request_uri;
+use crate::http2::wire::H2Wire;
 use crate::options::GrpcOptions;
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
@@ -126,7 +126,7 @@ impl GrpcTarget {
         for (name, value) in &self.metadata {
             headers.push((name, value.as_bytes().to_vec()));
         }
-        let block = crate::h2frame::header_block(
+        let block = crate::http2::frame::header_block(
             self.tls.is_some(),
             "POST",
             &self.authority,

@@ -1,14 +1,17 @@
 //! HTTP/1.1 keep-alive connections: the request encoded once (or rendered
 //! per request from a template, see [`crate::request`]), sent and read by
-//! the task that holds the connection (see [`crate::h1wire`]).
-use crate::h1wire::Wire;
+//! the task that holds the connection (see [`crate::http1::wire`]).
+pub mod pipeline;
+pub(crate) mod wire;
+
+use crate::http1::wire::Wire;
 use crate::request::{H1Request, HttpRequest};
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-pub use crate::h1wire::Http1Conn;
+pub use crate::http1::wire::Http1Conn;
 
 /// Opens HTTP/1.1 connections to one address and sends the request.
 #[derive(Clone, Debug)]

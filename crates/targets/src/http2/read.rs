@@ -1,6 +1,6 @@
 //! Reading HTTP/2 frames for the lean client: each frame becomes an event
 //! for a request, an answer to a control frame, or a connection error.
-use crate::h2frame::{self as f, Head};
+use crate::http2::frame::{self as f, Head};
 use crate::RequestError;
 use httlib_hpack::Decoder;
 

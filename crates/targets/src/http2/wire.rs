@@ -9,8 +9,8 @@
 //! a fresh HPACK encoding per request, per-stream flow control) cost about
 //! four fifths of a request's client CPU, which is what the peers compared
 //! with (h2load) do not spend.
-use crate::h2driver::Driver;
-use crate::h2frame as f;
+use crate::http2::driver::Driver;
+use crate::http2::frame as f;
 use crate::{Reply, RequestError};
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;

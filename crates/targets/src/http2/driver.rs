@@ -1,10 +1,10 @@
-//! The driver task of a lean HTTP/2 connection (`h2wire`): it owns the
+//! The driver task of a lean HTTP/2 connection (`http2::wire`): it owns the
 //! socket, writes the frames the requests queued, reads the server's
 //! frames, and records each answer on its request's stream.
-use crate::h2frame as f;
-use crate::h2frame::Head;
-use crate::h2read::{Event, FrameReader};
-use crate::h2wire::{Shared, Stream, UNLIMITED_STREAMS};
+use crate::http2::frame as f;
+use crate::http2::frame::Head;
+use crate::http2::read::{Event, FrameReader};
+use crate::http2::wire::{Shared, Stream, UNLIMITED_STREAMS};
 use crate::{ErrorKind, RequestError};
 use std::future::Future;
 use std::pin::Pin;

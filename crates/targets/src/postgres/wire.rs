@@ -27,7 +27,7 @@ pub struct PgWire {
     io: TcpStream,
     /// Received, not yet parsed.
     buf: BytesMut,
-    /// Has carried a request before (see [`crate::h1wire`]).
+    /// Has carried a request before (see [`crate::http1::wire`]).
     reused: bool,
     /// The session ended, or is in an unknown state (a request cut short).
     closed: bool,

@@ -3,7 +3,7 @@
 //! A connection is a tokio-postgres client with the query prepared once when
 //! it opens. The client pipelines: several callers may send on one connection
 //! at once, so `shared` and the other slot strategies multiplex it.
-use crate::pgwire::PgWire;
+use crate::postgres::wire::PgWire;
 use crate::{ErrorKind, Reply, RequestError, Target};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
@@ -59,7 +59,7 @@ impl PostgresTarget {
             Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
             _ => std::env::var("PGHOST").unwrap_or_else(|_| "localhost".into()),
         };
-        crate::libpq::complete(&mut config, &host, addr.port());
+        crate::postgres::libpq::complete(&mut config, &host, addr.port());
         Ok(PostgresTarget {
             config: Arc::new(config),
             addr,
@@ -94,7 +94,7 @@ impl PostgresTarget {
         }
     }
 
-    /// Open a session driven by its holder alone (see [`crate::pgwire`]),
+    /// Open a session driven by its holder alone (see [`crate::postgres::wire`]),
     /// with the query prepared.
     pub(crate) async fn connect_wire(&self) -> Result<PgWire, RequestError> {
         let connect = async {
@@ -175,7 +175,7 @@ impl Target for PostgresTarget {
 /// leaves the connection usable unless it ended the session.
 pub fn classify(e: &tokio_postgres::Error) -> RequestError {
     if let Some(db) = e.as_db_error() {
-        let (kind, broken) = crate::pgwire::db_error_kind(db.severity(), db.code().code());
+        let (kind, broken) = crate::postgres::wire::db_error_kind(db.severity(), db.code().code());
         return RequestError {
             kind,
             broken,

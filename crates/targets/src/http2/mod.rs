@@ -1,6 +1,11 @@
 //! `h2c://`: HTTP/2 with prior knowledge over TCP, on the lean client
-//! (`h2wire`).
-use crate::h2wire::H2Wire;
+//! (`http2::wire`).
+pub(crate) mod driver;
+pub(crate) mod frame;
+pub(crate) mod read;
+pub mod wire;
+
+use crate::http2::wire::H2Wire;
 use crate::request::{H2Request, HttpRequest};
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use http::Uri;

@@ -1,12 +1,16 @@
 //! `postgres://` under load: exclusive pools get sessions their holder
-//! drives alone ([`crate::pgwire`], one write and one read per query, as
+//! drives alone ([`crate::postgres::wire`], one write and one read per query, as
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
-use crate::pgwire::{self, PgWire};
-use crate::postgres::{PgConn, PostgresTarget, PIPELINE_DEPTH};
+mod client;
+pub(crate) mod libpq;
+pub(crate) mod wire;
+
 use crate::{Reply, RequestError, Target};
 use bytes::Bytes;
+pub use client::{classify, PgConn, PostgresTarget, PIPELINE_DEPTH};
 use poolbench_pool::Connector;
+use wire::PgWire;
 
 /// Opens PostgreSQL connections and runs one prepared query per request.
 #[derive(Clone, Debug)]
@@ -28,7 +32,7 @@ impl PgTarget {
     pub fn new(pipelined: PostgresTarget) -> Self {
         PgTarget {
             pipelined,
-            request: pgwire::encode_request(),
+            request: wire::encode_request(),
         }
     }
 
@@ -46,7 +50,7 @@ impl Connector for PgTarget {
         let conn = self.pipelined.connect().await?;
         // The same check as the sessions' prepare, so the run stops at its
         // first connect rather than failing every request.
-        pgwire::check_no_parameters(conn.statement().params().len())?;
+        wire::check_no_parameters(conn.statement().params().len())?;
         Ok(PgConnection::Pipelined(conn))
     }
 
@@ -78,7 +82,7 @@ impl Connector for PgTarget {
 }
 
 impl Target for PgTarget {
-    /// Sessions (`pgwire`) follow their holder; tokio-postgres clients,
+    /// Sessions (`wire`) follow their holder; tokio-postgres clients,
     /// handed only to the slot strategies, keep their connection task.
     fn follows_holder(&self) -> bool {
         true
