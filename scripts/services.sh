@@ -70,6 +70,26 @@ pg_start() {
         -o "-p $port -k $dir/pg/sock -c listen_addresses=127.0.0.1" start >/dev/null
 }
 
+# A throwaway CA (DIR/tls/ca.pem) and a certificate it signed for localhost
+# and 127.0.0.1 (PostgreSQL's ssl=on, Redis's --tls-port): DIR/tls/cert.pem
+# and key.pem.
+make_cert() {
+    local dir=$1 t=$1/tls
+    [ -f "$t/cert.pem" ] && return 0
+    mkdir -p "$t"
+    {
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=poolbench test CA" \
+            -keyout "$t/ca-key.pem" -out "$t/ca.pem" &&
+            openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+                -keyout "$t/key.pem" -out "$t/req.pem" &&
+            printf 'basicConstraints=CA:FALSE\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$t/ext" &&
+            openssl x509 -req -in "$t/req.pem" -CA "$t/ca.pem" -CAkey "$t/ca-key.pem" \
+                -CAcreateserial -days 2 -extfile "$t/ext" -out "$t/cert.pem"
+    } >/dev/null 2>&1 || die "openssl could not make the test certificates"
+    chmod 644 "$t/cert.pem" "$t/ca.pem"
+    chmod 600 "$t/key.pem"
+}
+
 pg_init() {
     local dir=$1 bin port
     bin=$(pg_bin)
@@ -82,7 +102,14 @@ pg_init() {
     as_pg "$bin/initdb" -D "$dir/pg/data" -U "$PG_ROLE" --pwfile="$dir/pg/pwfile" \
         --auth-local=trust --auth-host=scram-sha-256 -E UTF8 >"$dir/pg/initdb.log" 2>&1 \
         || { cat "$dir/pg/initdb.log" >&2; die "initdb failed"; }
+    make_cert "$dir"
+    cp "$dir/tls/cert.pem" "$dir/tls/key.pem" "$dir/pg/data/"
+    [ "$(id -u)" -eq 0 ] && chown "$PG_USER_OS" "$dir/pg/data/cert.pem" "$dir/pg/data/key.pem"
+    chmod 600 "$dir/pg/data/key.pem"
     cat >>"$dir/pg/data/postgresql.conf" <<EOF
+ssl = on
+ssl_cert_file = 'cert.pem'
+ssl_key_file = 'key.pem'
 max_connections = 300
 fsync = off
 synchronous_commit = off
@@ -109,18 +136,24 @@ pg_stop() {
 }
 
 redis_start() {
-    local dir=$1 port
+    local dir=$1 port tls_port
     port=$(free_port)
+    tls_port=$(free_port)
+    make_cert "$dir"
     mkdir -p "$dir/redis"
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/redis" --save '' \
         --appendonly no --daemonize yes --pidfile "$dir/redis/pid" \
-        --logfile "$dir/redis/log" --maxclients 1000 >/dev/null
+        --logfile "$dir/redis/log" --maxclients 1000 \
+        --tls-port "$tls_port" --tls-cert-file "$dir/tls/cert.pem" \
+        --tls-key-file "$dir/tls/key.pem" --tls-ca-cert-file "$dir/tls/ca.pem" \
+        --tls-auth-clients no >/dev/null
     for _ in $(seq 1 100); do
         redis-cli -p "$port" ping >/dev/null 2>&1 && break
         sleep 0.05
     done
     redis-cli -p "$port" ping >/dev/null || die "redis did not start (see $dir/redis/log)"
     echo "redis://127.0.0.1:$port/" >"$dir/redis/url"
+    echo "rediss://127.0.0.1:$tls_port/" >"$dir/redis/tls-url"
 }
 
 redis_stop() {
@@ -140,7 +173,14 @@ write_env() {
     here=$(cd "$(dirname "$0")" && pwd)
     {
         [ -f "$dir/pg/url" ] && echo "export POOLBENCH_PG_URL='$(cat "$dir/pg/url")'"
+        [ -f "$dir/pg/url" ] && echo "export POOLBENCH_PG_SOCKET_DIR='$dir/pg/sock'"
+        # The server takes TLS (the sslmode tests ask for it in the URL);
+        # without asking, sessions stay in clear, so the other tests measure
+        # what they always did (libpq's default, prefer, would take TLS).
+        [ -f "$dir/pg/url" ] && echo "export PGSSLMODE=disable"
         [ -f "$dir/redis/url" ] && echo "export POOLBENCH_REDIS_URL='$(cat "$dir/redis/url")'"
+        [ -f "$dir/redis/tls-url" ] && echo "export POOLBENCH_REDISS_URL='$(cat "$dir/redis/tls-url")'"
+        [ -f "$dir/tls/ca.pem" ] && echo "export POOLBENCH_TEST_CA='$dir/tls/ca.pem'"
         echo "export POOLBENCH_SERVICES='$here/services.sh'"
     } >"$dir/env"
 }

@@ -164,6 +164,13 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) query: Option<String>,
 
+    /// postgres://: the value of the query's next parameter ($1, $2, …;
+    /// repeat, one per parameter): random(A,B) as pgbench's \set, or text
+    /// with {seq} and {random:A..B}. Sent in text format; the server parses
+    /// it by the parameter's type.
+    #[arg(long = "param", value_name = "VALUE")]
+    pub(crate) params: Vec<String>,
+
     /// postgres://: SQL run once before the run (e.g. CREATE TABLE ...).
     #[arg(long)]
     pub(crate) setup: Option<String>,

@@ -118,6 +118,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         cacert: a.cacert.clone(),
         query: a.query.clone(),
         setup: a.setup.clone(),
+        params: a.params.clone(),
         command: a.command.clone(),
         http: HttpRequestOptions {
             method: a.method.clone(),

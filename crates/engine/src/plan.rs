@@ -56,6 +56,8 @@ pub enum PlanError {
     HttpOptions(String),
     #[error("--method, --body, --body-file and --content-type do not apply to {0}:// targets (gRPC takes --data; -H and --host apply)")]
     GrpcHttpOptions(String),
+    #[error("--param applies to postgres:// targets, not {0}://")]
+    PgParams(String),
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
     GrpcOptions(String),
     #[error("concurrency must be at least 1")]
@@ -207,6 +209,10 @@ impl Plan {
             }
         } else if !http && *h != Default::default() {
             return Err(PlanError::HttpOptions(scheme));
+        }
+        let postgres = matches!(scheme.as_str(), "postgres" | "postgresql");
+        if !postgres && !self.target_options.params.is_empty() {
+            return Err(PlanError::PgParams(scheme));
         }
         if !grpc && self.target_options.grpc.is_set() {
             return Err(PlanError::GrpcOptions(scheme));

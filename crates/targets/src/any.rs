@@ -50,7 +50,14 @@ impl AnyTarget {
                 GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)
             }
             "postgres" | "postgresql" => {
-                PostgresTarget::new(&spec.url, addr, options.query(), connect_timeout)
+                PostgresTarget::with_params(
+                    &spec.url,
+                    addr,
+                    options.query(),
+                    &options.params,
+                    options.cacert.as_deref(),
+                    connect_timeout,
+                )
                     .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
                     .map_err(|e| TargetError::Invalid(spec.url.clone(), e))
             }

@@ -60,6 +60,25 @@ pub(crate) fn follow(stream: &mut TcpStream, home: &mut Option<ThreadId>) -> io:
     Ok(())
 }
 
+/// [`follow`] for a Unix-domain socket.
+pub(crate) fn follow_unix(
+    stream: &mut tokio::net::UnixStream,
+    home: &mut Option<ThreadId>,
+) -> io::Result<()> {
+    let here = std::thread::current().id();
+    if *home == Some(here) {
+        return Ok(());
+    }
+    match Handle::try_current() {
+        Ok(h) if h.runtime_flavor() == RuntimeFlavor::CurrentThread => {}
+        _ => return Ok(()),
+    }
+    let fd = stream.as_fd().try_clone_to_owned()?;
+    *stream = tokio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))?;
+    *home = Some(here);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

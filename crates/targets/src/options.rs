@@ -19,6 +19,9 @@ pub struct TargetOptions {
     /// `postgres://`: the query each request runs, prepared once per
     /// connection. `None`: `SELECT 1`.
     pub query: Option<String>,
+    /// `postgres://`: the values of the query's parameters `$1`, `$2`, …:
+    /// `random(A,B)` or text with `{seq}` and `{random:A..B}`.
+    pub params: Vec<String>,
     /// `postgres://`: SQL run once before the run.
     pub setup: Option<String>,
     /// `redis://`: the command each request sends, e.g. `GET key`.

@@ -61,6 +61,17 @@ impl FromStr for TargetSpec {
     type Err = TargetError;
 
     fn from_str(url: &str) -> Result<Self, TargetError> {
+        let pg_url = url.starts_with("postgres://") || url.starts_with("postgresql://");
+        if pg_url || crate::postgres::libpq::is_dsn(url) {
+            if let Some(authority) = crate::postgres::libpq::unix_authority(url) {
+                return Ok(TargetSpec {
+                    url: url.to_string(),
+                    scheme: "postgres".into(),
+                    authority,
+                    path: "/".into(),
+                });
+            }
+        }
         if crate::postgres::libpq::is_dsn(url) {
             // A libpq keyword DSN: PostgreSQL, host and port from it or
             // from PGHOST and PGPORT.
@@ -143,10 +154,18 @@ impl TargetSpec {
         }
     }
 
-    /// Resolve the host to one socket address (the first the resolver gives).
+    /// Resolve the host to one socket address (the first the resolver
+    /// gives). A PostgreSQL server on a Unix-domain socket (`/dir:port`)
+    /// gives a loopback address with its port, never connected to.
     pub fn resolve(&self) -> Result<SocketAddr, TargetError> {
         use std::net::ToSocketAddrs;
         let err = |why: String| TargetError::Resolve(self.authority.clone(), why);
+        if let Some((dir, port)) = self.authority.rsplit_once(':') {
+            if dir.starts_with('/') {
+                let port = port.parse().map_err(|_| err("invalid port".into()))?;
+                return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+            }
+        }
         match self.authority.to_socket_addrs() {
             Ok(mut addrs) => addrs.next().ok_or_else(|| err("no addresses".into())),
             Err(e) => Err(err(e.to_string())),
@@ -172,6 +191,11 @@ mod tests {
         let default_port: TargetSpec = "postgresql://u@localhost/db".parse().unwrap();
         assert_eq!(default_port.authority, "localhost:5432");
         assert_eq!(default_port.redacted(), "postgresql://u@localhost/db");
+        let unix: TargetSpec = "postgresql:///db?host=/tmp&port=5439".parse().unwrap();
+        assert_eq!(unix.authority, "/tmp:5439");
+        assert_eq!(unix.resolve().unwrap().port(), 5439);
+        let dsn: TargetSpec = "host=/var/run/postgresql dbname=x".parse().unwrap();
+        assert_eq!(dsn.authority, "/var/run/postgresql:5432");
         let redis: TargetSpec = "redis://127.0.0.1/".parse().unwrap();
         assert_eq!(redis.authority, "127.0.0.1:6379");
         assert_eq!(redis.redacted(), "redis://127.0.0.1/");

@@ -89,6 +89,11 @@ pub(crate) fn alpn(stream: &TlsStream<TcpStream>) -> Option<&[u8]> {
 }
 
 fn classify(e: &std::io::Error) -> RequestError {
+    classify_with(e, "--insecure accepts it, --cacert FILE trusts it")
+}
+
+/// A failed handshake; `hint` says how to accept an untrusted certificate.
+fn classify_with(e: &std::io::Error, hint: &str) -> RequestError {
     let tls = e
         .get_ref()
         .and_then(|inner| inner.downcast_ref::<rustls::Error>());
@@ -96,7 +101,7 @@ fn classify(e: &std::io::Error) -> RequestError {
         Some(rustls::Error::InvalidCertificate(why)) => RequestError::broken(
             ErrorKind::Protocol,
             format!(
-                "TLS: server certificate not trusted ({why:?}); --insecure accepts it, --cacert FILE trusts it"
+                "TLS: server certificate not trusted ({why:?}); {hint}"
             ),
         ),
         Some(other) => RequestError::broken(ErrorKind::Protocol, format!("TLS: {other}")),
@@ -174,5 +179,123 @@ impl ServerCertVerifier for AcceptAny {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// How a server's certificate is checked (PostgreSQL's `sslmode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verify {
+    /// Not at all (`require` without a root certificate).
+    Nothing,
+    /// The chain up to a trusted root, whatever name it is for
+    /// (`verify-ca`).
+    Chain,
+    /// The chain and the server's name (`verify-full`).
+    Full,
+}
+
+/// A TLS connector checking certificates as `verify` says, trusting the
+/// system's roots and the PEM certificates in `cacert`.
+pub(crate) fn connector(
+    verify: Verify,
+    cacert: Option<&std::path::Path>,
+) -> Result<TlsConnector, TargetError> {
+    let provider = Arc::new(ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TargetError::Setup(format!("TLS: {e}")))?;
+    let options = TargetOptions {
+        cacert: cacert.map(std::path::Path::to_path_buf),
+        ..TargetOptions::default()
+    };
+    let verifier: Arc<dyn ServerCertVerifier> = match verify {
+        Verify::Nothing => Arc::new(AcceptAny(provider)),
+        Verify::Chain | Verify::Full => {
+            let roots = Arc::new(roots(&options)?);
+            let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider)
+                .build()
+                .map_err(|e| TargetError::Setup(format!("TLS: {e}")))?;
+            match verify {
+                Verify::Chain => Arc::new(AnyName(webpki)),
+                _ => webpki,
+            }
+        }
+    };
+    let mut config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    config.resumption = Resumption::disabled();
+    Ok(TlsConnector::from(Arc::new(config)))
+}
+
+/// A TLS handshake over `io` for `host` (a name or an address); `hint`
+/// tells how to accept a certificate found untrusted.
+pub(crate) async fn handshake_with<I>(
+    connector: &TlsConnector,
+    host: &str,
+    io: I,
+    hint: &str,
+) -> Result<tokio_rustls::client::TlsStream<I>, RequestError>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let name = ServerName::try_from(host.to_string()).map_err(|e| {
+        RequestError::broken(
+            ErrorKind::Protocol,
+            format!("TLS: invalid server name {host:?}: {e}"),
+        )
+    })?;
+    connector
+        .connect(name, io)
+        .await
+        .map_err(|e| classify_with(&e, hint))
+}
+
+/// Checks the chain, accepting a certificate for any name.
+#[derive(Debug)]
+struct AnyName(Arc<rustls::client::WebPkiServerVerifier>);
+
+impl ServerCertVerifier for AnyName {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        use rustls::{CertificateError, Error};
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
+            Err(Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
     }
 }

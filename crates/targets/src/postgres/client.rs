@@ -3,14 +3,18 @@
 //! A connection is a tokio-postgres client with the query prepared once when
 //! it opens. The client pipelines: several callers may send on one connection
 //! at once, so `shared` and the other slot strategies multiplex it.
+use super::params::{Params, TextParam};
+use super::stream::{Endpoint, Opener, SslMode};
 use crate::postgres::wire::PgWire;
 use crate::{ErrorKind, Reply, RequestError, Target};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpStream;
+use tokio_postgres::config::Host;
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{Client, Config, NoTls, Statement};
 
 /// Requests one connection carries at once when shared.
@@ -19,9 +23,12 @@ pub const PIPELINE_DEPTH: usize = 1024;
 /// Opens connections to one PostgreSQL server and runs one query per request.
 #[derive(Clone, Debug)]
 pub struct PostgresTarget {
+    /// Who logs in to what (TLS is the opener's: tokio-postgres is handed
+    /// a stream already negotiated).
     config: Arc<Config>,
-    addr: SocketAddr,
+    opener: Opener,
     query: Arc<str>,
+    params: Params,
     connect_timeout: Duration,
 }
 
@@ -53,28 +60,64 @@ impl PostgresTarget {
         query: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        let mut config =
-            Config::from_str(url).map_err(|e| format!("invalid PostgreSQL URL or DSN: {e}"))?;
-        let host = match config.get_hosts().first() {
-            Some(tokio_postgres::config::Host::Tcp(h)) => h.clone(),
-            _ => std::env::var("PGHOST").unwrap_or_else(|_| "localhost".into()),
+        Self::with_params(url, addr, query, &[], None, connect_timeout)
+    }
+
+    /// As [`PostgresTarget::new`], binding `params` (see `--param`) and
+    /// trusting the certificates in `cacert` for `sslmode=verify-*`.
+    pub fn with_params(
+        url: &str,
+        addr: SocketAddr,
+        query: &str,
+        params: &[String],
+        cacert: Option<&Path>,
+        connect_timeout: Duration,
+    ) -> Result<Self, String> {
+        let ssl = crate::postgres::libpq::take_ssl(url)?;
+        let mut config = Config::from_str(&ssl.rest)
+            .map_err(|e| format!("invalid PostgreSQL URL or DSN: {e}"))?;
+        config.ssl_mode(tokio_postgres::config::SslMode::Disable);
+        let env_host = std::env::var("PGHOST").ok().filter(|h| !h.is_empty());
+        let (host, endpoint) = match config.get_hosts().first() {
+            Some(Host::Tcp(h)) => (h.clone(), Endpoint::Tcp(addr)),
+            Some(Host::Unix(dir)) => ("localhost".into(), Endpoint::unix(dir, addr.port())),
+            None => match env_host {
+                Some(h) if h.starts_with('/') => {
+                    ("localhost".into(), Endpoint::unix(Path::new(&h), addr.port()))
+                }
+                Some(h) => (h, Endpoint::Tcp(addr)),
+                None => ("localhost".into(), Endpoint::Tcp(addr)),
+            },
         };
         crate::postgres::libpq::complete(&mut config, &host, addr.port());
+        let mode = match ssl.mode.or_else(|| std::env::var("PGSSLMODE").ok()) {
+            Some(m) => SslMode::parse(&m)?,
+            None => SslMode::Prefer,
+        };
+        let rootcert = ssl
+            .rootcert
+            .or_else(|| std::env::var("PGSSLROOTCERT").ok())
+            .map(Into::into)
+            .or_else(|| cacert.map(Path::to_path_buf));
+        let opener = Opener::new(endpoint, &host, mode, rootcert).map_err(|e| e.to_string())?;
         Ok(PostgresTarget {
             config: Arc::new(config),
-            addr,
+            opener,
             query: query.into(),
+            params: Params::parse(params)?,
             connect_timeout,
         })
+    }
+
+    /// The values bound to the query's parameters.
+    pub(crate) fn params(&self) -> &Params {
+        &self.params
     }
 
     /// Open a bare client (no statement prepared).
     pub async fn client(&self) -> Result<Client, RequestError> {
         let connect = async {
-            let stream = TcpStream::connect(self.addr).await.map_err(|e| {
-                RequestError::broken(ErrorKind::of_io(&e), format!("connect {}: {e}", self.addr))
-            })?;
-            let _ = stream.set_nodelay(true);
+            let stream = self.opener.open(self.connect_timeout).await?;
             let (client, conn) = self
                 .config
                 .connect_raw(stream, NoTls)
@@ -87,26 +130,28 @@ impl PostgresTarget {
         };
         match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(r) => r,
-            Err(_) => Err(RequestError::broken(
-                ErrorKind::Timeout,
-                format!("connect {}: timed out", self.addr),
-            )),
+            Err(_) => Err(self.timed_out()),
         }
+    }
+
+    fn timed_out(&self) -> RequestError {
+        let to = match &self.opener.endpoint {
+            Endpoint::Tcp(addr) => addr.to_string(),
+            Endpoint::Unix(path) => path.display().to_string(),
+        };
+        RequestError::broken(ErrorKind::Timeout, format!("connect {to}: timed out"))
     }
 
     /// Open a session driven by its holder alone (see [`crate::postgres::wire`]),
     /// with the query prepared.
     pub(crate) async fn connect_wire(&self) -> Result<PgWire, RequestError> {
         let connect = async {
-            let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
-            PgWire::open(stream, &self.config, &self.query).await
+            let stream = self.opener.open(self.connect_timeout).await?;
+            PgWire::open(stream, &self.config, &self.query, self.params.len()).await
         };
         match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(r) => r,
-            Err(_) => Err(RequestError::broken(
-                ErrorKind::Timeout,
-                format!("connect {}: timed out", self.addr),
-            )),
+            Err(_) => Err(self.timed_out()),
         }
     }
 
@@ -159,11 +204,16 @@ impl Connector for PostgresTarget {
 
 impl Target for PostgresTarget {
     async fn send(&self, conn: &mut PgConn) -> Result<Reply, RequestError> {
-        let rows = conn
-            .client
-            .query(&conn.statement, &[])
-            .await
-            .map_err(|e| classify(&e))?;
+        let rows = match self.params.len() {
+            0 => conn.client.query(&conn.statement, &[]).await,
+            _ => {
+                let values: Vec<TextParam> = self.params.next();
+                let refs: Vec<&(dyn ToSql + Sync)> =
+                    values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+                conn.client.query(&conn.statement, &refs).await
+            }
+        }
+        .map_err(|e| classify(&e))?;
         Ok(Reply {
             status: 0,
             bytes: rows.len() as u64,

@@ -77,6 +77,116 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// `DIR:PORT` when the target's server is reached by a Unix-domain socket
+/// (a host that is a directory: `host=/var/run/postgresql`,
+/// `postgresql:///db?host=/tmp`, `postgresql://%2Ftmp/db`, or no host and
+/// such a `PGHOST`).
+pub(crate) fn unix_authority(target: &str) -> Option<String> {
+    use tokio_postgres::config::Host;
+    let rest = take_ssl(target).ok()?.rest;
+    let config: Config = rest.parse().ok()?;
+    let dir = match config.get_hosts().first() {
+        Some(Host::Unix(dir)) => dir.display().to_string(),
+        Some(Host::Tcp(_)) => return None,
+        None => env("PGHOST").filter(|h| h.starts_with('/'))?,
+    };
+    let port = match config.get_ports().first() {
+        Some(p) => p.to_string(),
+        None => env("PGPORT").unwrap_or_else(|| "5432".into()),
+    };
+    Some(format!("{dir}:{port}"))
+}
+
+/// A target with its TLS settings taken out (tokio-postgres knows neither
+/// `verify-ca`/`verify-full` nor `sslrootcert`; poolbench does TLS itself).
+pub(crate) struct SslSettings {
+    /// The URL or DSN without `sslmode` and `sslrootcert`.
+    pub rest: String,
+    pub mode: Option<String>,
+    pub rootcert: Option<String>,
+}
+
+/// Takes `sslmode` and `sslrootcert` out of a URL's query or a DSN.
+pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
+    let mut mode = None;
+    let mut rootcert = None;
+    let mut take = |key: &str, value: String| match key {
+        "sslmode" => mode = Some(value),
+        "sslrootcert" => rootcert = Some(value),
+        _ => {}
+    };
+    let ssl_key = |k: &str| k == "sslmode" || k == "sslrootcert";
+    let rest = if is_dsn(target) {
+        let mut kept = Vec::new();
+        for (k, v) in dsn_pairs(target)? {
+            match ssl_key(&k) {
+                true => take(&k, v),
+                false => kept.push(format!("{k}='{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))),
+            }
+        }
+        kept.join(" ")
+    } else {
+        match target.split_once('?') {
+            None => target.to_string(),
+            Some((base, query)) => {
+                let mut kept = Vec::new();
+                for pair in query.split('&').filter(|p| !p.is_empty()) {
+                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                    match ssl_key(k) {
+                        true => take(k, v.to_string()),
+                        false => kept.push(pair),
+                    }
+                }
+                match kept.is_empty() {
+                    true => base.to_string(),
+                    false => format!("{base}?{}", kept.join("&")),
+                }
+            }
+        }
+    };
+    Ok(SslSettings {
+        rest,
+        mode,
+        rootcert,
+    })
+}
+
+/// Every `key=value` of a DSN, unquoted (`\'` and `\\` escapes inside
+/// quotes).
+fn dsn_pairs(dsn: &str) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut chars = dsn.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            return Ok(pairs);
+        }
+        let key: String = chars.by_ref().take_while(|c| *c != '=').collect();
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut value = String::new();
+        if chars.peek() == Some(&'\'') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    Some('\\') => value.extend(chars.next()),
+                    Some('\'') => break,
+                    Some(c) => value.push(c),
+                    None => return Err(format!("unterminated quote in DSN after {key}=")),
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+                value.push(c);
+            }
+        }
+        pairs.push((key.trim().to_string(), value));
+    }
+}
+
 /// Fill what the target left out from the environment, as libpq does: the
 /// user (`PGUSER`, else the login name), the database (`PGDATABASE`, else
 /// the user), the password (`PGPASSWORD`, else the password file's first
@@ -161,6 +271,19 @@ mod tests {
             redact_dsn(dsn),
             "host=127.0.0.1 port=5433 dbname='my db' user=u password=***"
         );
+    }
+
+    #[test]
+    fn ssl_settings_are_taken_out_of_urls_and_dsns() {
+        let u = take_ssl("postgres://u@h/db?sslmode=verify-full&application_name=x&sslrootcert=/c.pem").unwrap();
+        assert_eq!(u.rest, "postgres://u@h/db?application_name=x");
+        assert_eq!(u.mode.as_deref(), Some("verify-full"));
+        assert_eq!(u.rootcert.as_deref(), Some("/c.pem"));
+        let d = take_ssl("host=h sslmode=require dbname='my db' password='a\\'b'").unwrap();
+        assert_eq!(d.rest, "host='h' dbname='my db' password='a\\'b'");
+        assert_eq!(d.mode.as_deref(), Some("require"));
+        let plain = take_ssl("postgres://h/db").unwrap();
+        assert_eq!((plain.rest.as_str(), plain.mode), ("postgres://h/db", None));
     }
 
     #[test]

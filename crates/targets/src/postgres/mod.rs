@@ -4,6 +4,8 @@
 //! the queries of several holders over one connection.
 mod client;
 pub(crate) mod libpq;
+mod params;
+mod stream;
 pub(crate) mod wire;
 
 use crate::{Reply, RequestError, Target};
@@ -16,8 +18,8 @@ use wire::PgWire;
 #[derive(Clone, Debug)]
 pub struct PgTarget {
     pipelined: PostgresTarget,
-    /// Bind, Execute, Sync: encoded once.
-    request: Bytes,
+    /// Bind, Execute, Sync: encoded once when the parameters are fixed.
+    request: Option<Bytes>,
 }
 
 /// A PostgreSQL connection of either kind.
@@ -30,9 +32,13 @@ pub enum PgConnection {
 
 impl PgTarget {
     pub fn new(pipelined: PostgresTarget) -> Self {
+        let params = pipelined.params();
+        let request = params
+            .is_fixed()
+            .then(|| wire::encode_request(&params.next()));
         PgTarget {
             pipelined,
-            request: wire::encode_request(),
+            request,
         }
     }
 
@@ -50,7 +56,8 @@ impl Connector for PgTarget {
         let conn = self.pipelined.connect().await?;
         // The same check as the sessions' prepare, so the run stops at its
         // first connect rather than failing every request.
-        wire::check_no_parameters(conn.statement().params().len())?;
+        let given = self.pipelined.params().len();
+        wire::check_parameters(conn.statement().params().len(), given)?;
         Ok(PgConnection::Pipelined(conn))
     }
 
@@ -91,7 +98,13 @@ impl Target for PgTarget {
     async fn send(&self, conn: &mut PgConnection) -> Result<Reply, RequestError> {
         match conn {
             PgConnection::Pipelined(c) => self.pipelined.send(c).await,
-            PgConnection::Wire(w) => w.exchange(&self.request).await,
+            PgConnection::Wire(w) => match &self.request {
+                Some(request) => w.exchange(request).await,
+                None => {
+                    let request = wire::encode_request(&self.pipelined.params().next());
+                    w.exchange(&request).await
+                }
+            },
         }
     }
 }

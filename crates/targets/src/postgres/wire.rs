@@ -4,7 +4,7 @@
 //! per target) and reads up to ReadyForQuery, as pgbench does. No protocol
 //! task and no channel between the worker and the socket. Messages are
 //! encoded and parsed by `postgres-protocol`, the crate under tokio-postgres.
-use crate::{net, ErrorKind, Reply, RequestError};
+use crate::{ErrorKind, Reply, RequestError};
 use bytes::{Buf, Bytes, BytesMut};
 use fallible_iterator::FallibleIterator;
 use postgres_protocol::authentication::{md5_hash, sasl};
@@ -14,41 +14,46 @@ use postgres_protocol::IsNull;
 use std::io;
 use std::task::Poll;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-use tokio_postgres::config::SslMode;
+use super::params::TextParam;
+use super::stream::PgStream;
 use tokio_postgres::Config;
 
 /// The name the query is prepared under on each connection.
 const STATEMENT: &str = "poolbench";
 const READ_SIZE: usize = 8 * 1024;
 
-/// One PostgreSQL session on one TCP connection.
+/// One PostgreSQL session on one connection.
 pub struct PgWire {
-    io: TcpStream,
+    io: PgStream,
     /// Received, not yet parsed.
     buf: BytesMut,
     /// Has carried a request before (see [`crate::http1::wire`]).
     reused: bool,
     /// The session ended, or is in an unknown state (a request cut short).
     closed: bool,
-    /// The thread whose runtime the socket last moved to ([`net::follow`]).
+    /// The thread whose runtime the socket last moved to ([`crate::net::follow`]).
     home: Option<std::thread::ThreadId>,
 }
 
-/// Bind, Execute and Sync of the prepared statement, without parameters.
-pub(crate) fn encode_request() -> Bytes {
+/// Bind (the parameters in text format), Execute and Sync of the prepared
+/// statement.
+pub(crate) fn encode_request(params: &[TextParam]) -> Bytes {
     let mut buf = BytesMut::new();
+    let formats: &[i16] = if params.is_empty() { &[] } else { &[0] };
     frontend::bind(
         "",
         STATEMENT,
-        std::iter::empty::<i16>(),
-        std::iter::empty::<()>(),
-        |_, _| Ok(IsNull::No),
+        formats.iter().copied(),
+        params.iter(),
+        |p: &TextParam, out: &mut BytesMut| {
+            out.extend_from_slice(&p.0);
+            Ok(IsNull::No)
+        },
         std::iter::empty::<i16>(),
         &mut buf,
     )
     .map_err(|_| ())
-    .expect("a bind without parameters encodes");
+    .expect("text parameters encode");
     frontend::execute("", 0, &mut buf).expect("an unnamed portal encodes");
     frontend::sync(&mut buf);
     buf.freeze()
@@ -58,9 +63,10 @@ impl PgWire {
     /// Start a session on `io` as `config` says (user, password by
     /// cleartext, MD5 or SCRAM-SHA-256, database), then prepare `query`.
     pub(crate) async fn open(
-        io: TcpStream,
+        io: PgStream,
         config: &Config,
         query: &str,
+        given: usize,
     ) -> Result<PgWire, RequestError> {
         let mut conn = PgWire {
             io,
@@ -70,16 +76,11 @@ impl PgWire {
             home: None,
         };
         conn.startup(config).await?;
-        conn.prepare(query).await?;
+        conn.prepare(query, given).await?;
         Ok(conn)
     }
 
     async fn startup(&mut self, config: &Config) -> Result<(), RequestError> {
-        if config.get_ssl_mode() == SslMode::Require {
-            return Err(RequestError::protocol(
-                "sslmode=require: TLS to PostgreSQL is not supported",
-            ));
-        }
         let user = config
             .get_user()
             .map(str::to_string)
@@ -169,7 +170,7 @@ impl PgWire {
         }
     }
 
-    async fn prepare(&mut self, query: &str) -> Result<(), RequestError> {
+    async fn prepare(&mut self, query: &str, given: usize) -> Result<(), RequestError> {
         let mut out = BytesMut::new();
         frontend::parse(STATEMENT, query, std::iter::empty(), &mut out)
             .map_err(RequestError::protocol)?;
@@ -183,7 +184,7 @@ impl PgWire {
                 Message::ErrorResponse(body) => failed = Some(db_error(&body)),
                 Message::ParameterDescription(body) => {
                     let n = body.parameters().count().map_err(RequestError::protocol)?;
-                    if let Err(e) = check_no_parameters(n) {
+                    if let Err(e) = check_parameters(n, given) {
                         failed = Some(e);
                     }
                 }
@@ -194,10 +195,12 @@ impl PgWire {
     }
 
     async fn send(&mut self, bytes: &[u8]) -> Result<(), RequestError> {
-        self.io
-            .write_all(bytes)
-            .await
-            .map_err(|e| RequestError::broken(ErrorKind::of_io(&e), e))
+        // TLS keeps what it encrypts until flushed.
+        let sent = match self.io.write_all(bytes).await {
+            Ok(()) => self.io.flush().await,
+            Err(e) => Err(e),
+        };
+        sent.map_err(|e| RequestError::broken(ErrorKind::of_io(&e), e))
     }
 
     /// Read more; the end of the stream is an error.
@@ -232,16 +235,11 @@ impl PgWire {
     /// changes and notifications are kept for the next request to skip;
     /// anything else (a FATAL error before it closes) ends the session.
     fn closed_while_idle(&mut self) -> bool {
-        match crate::net::readiness(&self.io) {
-            Poll::Pending => return false,
-            Poll::Ready(Err(_)) => return true,
-            Poll::Ready(Ok(())) => {}
-        }
-        self.buf.reserve(READ_SIZE);
-        match self.io.try_read_buf(&mut self.buf) {
-            Ok(0) => true,
-            Ok(_) => !only_asynchronous(&self.buf),
-            Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+        match self.io.read_now(&mut self.buf) {
+            Poll::Pending => false,
+            Poll::Ready(Ok(0)) => true,
+            Poll::Ready(Ok(_)) => !only_asynchronous(&self.buf),
+            Poll::Ready(Err(e)) => e.kind() != io::ErrorKind::WouldBlock,
         }
     }
 
@@ -251,7 +249,7 @@ impl PgWire {
         if self.closed {
             return Err(RequestError::unsent("session closed before the request"));
         }
-        if let Err(e) = net::follow(&mut self.io, &mut self.home) {
+        if let Err(e) = self.io.follow(&mut self.home) {
             self.closed = true;
             return Err(RequestError::unsent(format!(
                 "session could not move to this thread: {e}"
@@ -260,7 +258,11 @@ impl PgWire {
         let reused = std::mem::replace(&mut self.reused, true);
         // Until ReadyForQuery the session's state is unknown.
         self.closed = true;
-        if let Err(e) = self.io.write_all(request).await {
+        let sent = match self.io.write_all(request).await {
+            Ok(()) => self.io.flush().await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = sent {
             return Err(match reused {
                 true => RequestError::unsent(format!("session closed before the request: {e}")),
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
@@ -381,12 +383,12 @@ fn db_error(body: &backend::ErrorResponseBody) -> RequestError {
     }
 }
 
-/// poolbench binds no parameters: a query that takes some cannot run.
-pub(crate) fn check_no_parameters(n: usize) -> Result<(), RequestError> {
-    match n {
-        0 => Ok(()),
-        n => Err(RequestError::protocol(format!(
-            "the query takes {n} parameter(s); poolbench sends none"
+/// The query must take as many parameters as `--param` gives.
+pub(crate) fn check_parameters(n: usize, given: usize) -> Result<(), RequestError> {
+    match n == given {
+        true => Ok(()),
+        false => Err(RequestError::protocol(format!(
+            "the query takes {n} parameter(s) and {given} --param given"
         ))),
     }
 }
@@ -415,7 +417,8 @@ mod tests {
 
     #[test]
     fn the_request_is_bind_execute_sync() {
-        let r = encode_request();
+        let r = encode_request(&[TextParam(b"42".to_vec())]);
+        assert!(r.windows(2).any(|w| w == b"42"), "the value is bound");
         let tags: Vec<u8> = {
             let mut rest = &r[..];
             let mut tags = Vec::new();

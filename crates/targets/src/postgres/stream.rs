@@ -1,0 +1,257 @@
+//! Where a PostgreSQL session goes: TCP, TLS over TCP (negotiated with an
+//! SSLRequest, as `sslmode` asks), or a Unix-domain socket. Both kinds of
+//! connection (holder-driven sessions and tokio-postgres clients) start
+//! here; tokio-postgres is then given the stream as it is.
+use crate::tls::{self, Verify};
+use crate::{net, ErrorKind, RequestError, TargetError};
+use std::io;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::thread::ThreadId;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpStream, UnixStream};
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
+
+/// libpq's `sslmode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SslMode {
+    Disable,
+    /// TLS if the server offers it (libpq's default).
+    Prefer,
+    Require,
+    VerifyCa,
+    VerifyFull,
+}
+
+impl SslMode {
+    pub(crate) fn parse(text: &str) -> Result<SslMode, String> {
+        Ok(match text {
+            "disable" | "allow" => SslMode::Disable,
+            "prefer" => SslMode::Prefer,
+            "require" => SslMode::Require,
+            "verify-ca" => SslMode::VerifyCa,
+            "verify-full" => SslMode::VerifyFull,
+            other => {
+                return Err(format!(
+                    "invalid sslmode \"{other}\": expected disable, allow, prefer, require, verify-ca or verify-full"
+                ))
+            }
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SslMode::Disable => "disable",
+            SslMode::Prefer => "prefer",
+            SslMode::Require => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyFull => "verify-full",
+        }
+    }
+}
+
+/// Where the server listens.
+#[derive(Clone, Debug)]
+pub(crate) enum Endpoint {
+    Tcp(SocketAddr),
+    /// The socket file (`DIR/.s.PGSQL.PORT`).
+    Unix(PathBuf),
+}
+
+impl Endpoint {
+    /// The socket of a server listening in `dir` on `port`.
+    pub(crate) fn unix(dir: &Path, port: u16) -> Endpoint {
+        Endpoint::Unix(dir.join(format!(".s.PGSQL.{port}")))
+    }
+}
+
+/// How sessions are opened: the endpoint and TLS.
+#[derive(Clone)]
+pub(crate) struct Opener {
+    pub(crate) endpoint: Endpoint,
+    mode: SslMode,
+    connector: Option<TlsConnector>,
+    /// The name the certificate must be for (`verify-full`).
+    host: String,
+}
+
+impl std::fmt::Debug for Opener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opener")
+            .field("endpoint", &self.endpoint)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Opener {
+    /// TLS as `mode` says; the root certificates from `rootcert` (else
+    /// `~/.postgresql/root.crt` if there is one, and the system's).
+    /// `require` with a root certificate checks the chain, as libpq does.
+    pub(crate) fn new(
+        endpoint: Endpoint,
+        host: &str,
+        mode: SslMode,
+        rootcert: Option<PathBuf>,
+    ) -> Result<Opener, TargetError> {
+        let rootcert = rootcert.or_else(|| {
+            let home = std::env::var_os("HOME")?;
+            let default = PathBuf::from(home).join(".postgresql/root.crt");
+            default.is_file().then_some(default)
+        });
+        let verify = match (mode, &rootcert) {
+            (SslMode::Disable, _) => None,
+            (SslMode::Prefer, _) | (SslMode::Require, None) => Some(Verify::Nothing),
+            (SslMode::Require | SslMode::VerifyCa, Some(_)) | (SslMode::VerifyCa, None) => {
+                Some(Verify::Chain)
+            }
+            (SslMode::VerifyFull, _) => Some(Verify::Full),
+        };
+        let connector = match verify {
+            Some(v) => Some(tls::connector(v, rootcert.as_deref())?),
+            None => None,
+        };
+        Ok(Opener {
+            endpoint,
+            mode,
+            connector,
+            host: host.to_string(),
+        })
+    }
+
+    /// A connected stream, TLS negotiated (a Unix socket never uses TLS,
+    /// as with libpq).
+    pub(crate) async fn open(&self, timeout: Duration) -> Result<PgStream, RequestError> {
+        let addr = match &self.endpoint {
+            Endpoint::Unix(path) => {
+                return match tokio::time::timeout(timeout, UnixStream::connect(path)).await {
+                    Ok(Ok(s)) => Ok(PgStream::Unix(s)),
+                    Ok(Err(e)) => Err(RequestError::broken(
+                        ErrorKind::of_io(&e),
+                        format!("connect {}: {e}", path.display()),
+                    )),
+                    Err(_) => Err(RequestError::broken(
+                        ErrorKind::Timeout,
+                        format!("connect {}: timed out", path.display()),
+                    )),
+                }
+            }
+            Endpoint::Tcp(addr) => *addr,
+        };
+        let mut tcp = net::tcp_connect(addr, timeout).await?;
+        let Some(connector) = &self.connector else {
+            return Ok(PgStream::Tcp(tcp));
+        };
+        if !ssl_request(&mut tcp).await? {
+            return match self.mode {
+                SslMode::Prefer => Ok(PgStream::Tcp(tcp)),
+                mode => Err(RequestError::broken(
+                    ErrorKind::Protocol,
+                    format!("the server does not accept TLS (sslmode={})", mode.name()),
+                )),
+            };
+        }
+        let hint = "sslmode=require does not check it; sslrootcert=FILE or --cacert FILE trusts it";
+        let stream = tls::handshake_with(connector, &self.host, tcp, hint).await?;
+        Ok(PgStream::Tls(Box::new(stream)))
+    }
+}
+
+/// SSLRequest; true when the server agrees to TLS.
+async fn ssl_request(tcp: &mut TcpStream) -> Result<bool, RequestError> {
+    let io_err = |e: io::Error| RequestError::broken(ErrorKind::of_io(&e), e);
+    // Length 8, then the request code 1234 5679.
+    tcp.write_all(&[0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f])
+        .await
+        .map_err(io_err)?;
+    match tcp.read_u8().await.map_err(io_err)? {
+        b'S' => Ok(true),
+        b'N' => Ok(false),
+        other => Err(RequestError::protocol(format!(
+            "unexpected answer {other:#x} to SSLRequest"
+        ))),
+    }
+}
+
+/// A session's stream.
+pub(crate) enum PgStream {
+    Tcp(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+    Unix(UnixStream),
+}
+
+impl PgStream {
+    /// Moves the socket to the I/O driver of the holder's thread (see
+    /// [`net::follow`]).
+    pub(crate) fn follow(&mut self, home: &mut Option<ThreadId>) -> io::Result<()> {
+        match self {
+            PgStream::Tcp(s) => net::follow(s, home),
+            PgStream::Tls(s) => net::follow(s.get_mut().0, home),
+            PgStream::Unix(s) => net::follow_unix(s, home),
+        }
+    }
+
+    /// Reads what is there without waiting, appending it to `buf`:
+    /// `Pending` when nothing is.
+    pub(crate) fn read_now(&mut self, buf: &mut bytes::BytesMut) -> Poll<io::Result<usize>> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut chunk = [0u8; 4096];
+        let mut read = ReadBuf::new(&mut chunk);
+        match Pin::new(self).poll_read(&mut cx, &mut read) {
+            Poll::Ready(Ok(())) => {
+                buf.extend_from_slice(read.filled());
+                Poll::Ready(Ok(read.filled().len()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for PgStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            PgStream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            PgStream::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            PgStream::Unix(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for PgStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            PgStream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
+            PgStream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+            PgStream::Unix(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            PgStream::Tcp(s) => Pin::new(s).poll_flush(cx),
+            PgStream::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            PgStream::Unix(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            PgStream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            PgStream::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            PgStream::Unix(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
