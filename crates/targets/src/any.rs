@@ -49,21 +49,26 @@ impl AnyTarget {
             "grpc" | "grpcs" => {
                 GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)
             }
-            "postgres" | "postgresql" => {
-                PostgresTarget::with_params(
-                    &spec.url,
-                    addr,
-                    options.query(),
-                    &options.params,
-                    options.cacert.as_deref(),
-                    connect_timeout,
-                )
-                    .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
-                    .map_err(|e| TargetError::Invalid(spec.url.clone(), e))
-            }
-            "redis" => RedisTarget::new(&spec.url, addr, options.command(), connect_timeout)
-                .map(AnyTarget::Redis)
-                .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
+            "postgres" | "postgresql" => PostgresTarget::with_params(
+                &spec.url,
+                addr,
+                options.query(),
+                &options.params,
+                options.cacert.as_deref(),
+                connect_timeout,
+            )
+            .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
+            .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
+            "redis" | "rediss" => RedisTarget::with_tls(
+                &spec.url,
+                addr,
+                options.command(),
+                options.insecure,
+                options.cacert.as_deref(),
+                connect_timeout,
+            )
+            .map(AnyTarget::Redis)
+            .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
             other => Err(TargetError::Scheme {
                 url: spec.url.clone(),
                 scheme: other.to_string(),

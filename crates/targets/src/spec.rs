@@ -47,6 +47,7 @@ pub const SCHEMES: &[(&str, u16)] = &[
     ("postgres", 5432),
     ("postgresql", 5432),
     ("redis", 6379),
+    ("rediss", 6379),
 ];
 
 fn expected() -> String {

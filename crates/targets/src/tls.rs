@@ -100,9 +100,7 @@ fn classify_with(e: &std::io::Error, hint: &str) -> RequestError {
     match tls {
         Some(rustls::Error::InvalidCertificate(why)) => RequestError::broken(
             ErrorKind::Protocol,
-            format!(
-                "TLS: server certificate not trusted ({why:?}); {hint}"
-            ),
+            format!("TLS: server certificate not trusted ({why:?}); {hint}"),
         ),
         Some(other) => RequestError::broken(ErrorKind::Protocol, format!("TLS: {other}")),
         None => RequestError::broken(ErrorKind::of_io(e), format!("TLS handshake: {e}")),
@@ -212,9 +210,10 @@ pub(crate) fn connector(
         Verify::Nothing => Arc::new(AcceptAny(provider)),
         Verify::Chain | Verify::Full => {
             let roots = Arc::new(roots(&options)?);
-            let webpki = rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider)
-                .build()
-                .map_err(|e| TargetError::Setup(format!("TLS: {e}")))?;
+            let webpki =
+                rustls::client::WebPkiServerVerifier::builder_with_provider(roots, provider)
+                    .build()
+                    .map_err(|e| TargetError::Setup(format!("TLS: {e}")))?;
             match verify {
                 Verify::Chain => Arc::new(AnyName(webpki)),
                 _ => webpki,

@@ -22,6 +22,22 @@ pub fn redis_url() -> String {
     env_url("POOLBENCH_REDIS_URL")
 }
 
+/// `rediss://` URL of the same Redis's TLS port.
+pub fn rediss_url() -> String {
+    env_url("POOLBENCH_REDISS_URL")
+}
+
+/// The directory of the throwaway PostgreSQL's Unix socket.
+pub fn pg_socket_dir() -> String {
+    env_url("POOLBENCH_PG_SOCKET_DIR")
+}
+
+/// The CA that signed both servers' certificates (for localhost and
+/// 127.0.0.1).
+pub fn test_ca() -> String {
+    env_url("POOLBENCH_TEST_CA")
+}
+
 /// scripts/services.sh, to start an instance of one's own.
 pub fn services_script() -> PathBuf {
     PathBuf::from(env_url("POOLBENCH_SERVICES"))

@@ -82,9 +82,10 @@ impl PostgresTarget {
             Some(Host::Tcp(h)) => (h.clone(), Endpoint::Tcp(addr)),
             Some(Host::Unix(dir)) => ("localhost".into(), Endpoint::unix(dir, addr.port())),
             None => match env_host {
-                Some(h) if h.starts_with('/') => {
-                    ("localhost".into(), Endpoint::unix(Path::new(&h), addr.port()))
-                }
+                Some(h) if h.starts_with('/') => (
+                    "localhost".into(),
+                    Endpoint::unix(Path::new(&h), addr.port()),
+                ),
                 Some(h) => (h, Endpoint::Tcp(addr)),
                 None => ("localhost".into(), Endpoint::Tcp(addr)),
             },

@@ -121,7 +121,10 @@ pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
         for (k, v) in dsn_pairs(target)? {
             match ssl_key(&k) {
                 true => take(&k, v),
-                false => kept.push(format!("{k}='{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))),
+                false => kept.push(format!(
+                    "{k}='{}'",
+                    v.replace('\\', "\\\\").replace('\'', "\\'")
+                )),
             }
         }
         kept.join(" ")
@@ -275,7 +278,9 @@ mod tests {
 
     #[test]
     fn ssl_settings_are_taken_out_of_urls_and_dsns() {
-        let u = take_ssl("postgres://u@h/db?sslmode=verify-full&application_name=x&sslrootcert=/c.pem").unwrap();
+        let u =
+            take_ssl("postgres://u@h/db?sslmode=verify-full&application_name=x&sslrootcert=/c.pem")
+                .unwrap();
         assert_eq!(u.rest, "postgres://u@h/db?application_name=x");
         assert_eq!(u.mode.as_deref(), Some("verify-full"));
         assert_eq!(u.rootcert.as_deref(), Some("/c.pem"));

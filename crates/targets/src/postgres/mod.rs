@@ -36,10 +36,7 @@ impl PgTarget {
         let request = params
             .is_fixed()
             .then(|| wire::encode_request(&params.next()));
-        PgTarget {
-            pipelined,
-            request,
-        }
+        PgTarget { pipelined, request }
     }
 
     /// Run `sql` once on a new connection (the `--setup` statements).

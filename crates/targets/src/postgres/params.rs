@@ -79,7 +79,11 @@ fn random_call(spec: &str) -> Result<Option<(i64, i64)>, String> {
 pub(crate) struct TextParam(pub(crate) Vec<u8>);
 
 impl ToSql for TextParam {
-    fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
+    fn to_sql(
+        &self,
+        _ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn Error + Sync + Send>> {
         out.extend_from_slice(&self.0);
         Ok(IsNull::No)
     }
@@ -103,7 +107,11 @@ mod tests {
     fn pgbench_randoms_and_templates_render_per_request() {
         let p = Params::parse(&["random(5,5)".into(), "u{seq}".into(), "x".into()]).unwrap();
         assert!(!p.is_fixed());
-        let text = |v: Vec<TextParam>| v.into_iter().map(|t| String::from_utf8(t.0).unwrap()).collect::<Vec<_>>();
+        let text = |v: Vec<TextParam>| {
+            v.into_iter()
+                .map(|t| String::from_utf8(t.0).unwrap())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(text(p.next()), ["5", "u0", "x"]);
         assert_eq!(text(p.next()), ["5", "u1", "x"]);
         assert!(Params::parse(&["random(9,1)".into()]).is_err());

@@ -4,6 +4,8 @@
 //! per target) and reads up to ReadyForQuery, as pgbench does. No protocol
 //! task and no channel between the worker and the socket. Messages are
 //! encoded and parsed by `postgres-protocol`, the crate under tokio-postgres.
+use super::params::TextParam;
+use super::stream::PgStream;
 use crate::{ErrorKind, Reply, RequestError};
 use bytes::{Buf, Bytes, BytesMut};
 use fallible_iterator::FallibleIterator;
@@ -14,8 +16,6 @@ use postgres_protocol::IsNull;
 use std::io;
 use std::task::Poll;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use super::params::TextParam;
-use super::stream::PgStream;
 use tokio_postgres::Config;
 
 /// The name the query is prepared under on each connection.

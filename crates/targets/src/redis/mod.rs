@@ -96,11 +96,55 @@ impl RedisTarget {
         command: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        let mut info = url
-            .into_connection_info()
-            .map_err(|e| format!("invalid Redis URL \"{url}\": {e}"))?;
-        info.addr = ConnectionAddr::Tcp(addr.ip().to_string(), addr.port());
-        let client = Client::open(info).map_err(|e| format!("invalid Redis URL \"{url}\": {e}"))?;
+        Self::with_tls(url, addr, command, false, None, connect_timeout)
+    }
+
+    /// As [`RedisTarget::new`]; a `rediss://` URL's server certificate is
+    /// accepted whatever it is when `insecure`, checked against the system's
+    /// roots or the PEM certificates in `cacert` otherwise.
+    pub fn with_tls(
+        url: &str,
+        addr: SocketAddr,
+        command: &str,
+        insecure: bool,
+        cacert: Option<&std::path::Path>,
+        connect_timeout: Duration,
+    ) -> Result<Self, String> {
+        let bad = |e: &dyn std::fmt::Display| format!("invalid Redis URL \"{url}\": {e}");
+        let mut info = url.into_connection_info().map_err(|e| bad(&e))?;
+        let client = match info.addr {
+            ConnectionAddr::TcpTls {
+                ref host,
+                insecure: url_insecure,
+                ..
+            } => {
+                // The redis crate builds its TLS settings on the process's
+                // provider: rustls's ring, as everywhere in poolbench.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                info.addr = ConnectionAddr::TcpTls {
+                    host: host.clone(),
+                    port: addr.port(),
+                    insecure: insecure || url_insecure,
+                    tls_params: None,
+                };
+                let root_cert = match cacert {
+                    Some(path) => Some(
+                        std::fs::read(path)
+                            .map_err(|e| format!("cannot read --cacert {}: {e}", path.display()))?,
+                    ),
+                    None => None,
+                };
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert,
+                };
+                Client::build_with_tls(info, certs).map_err(|e| bad(&e))?
+            }
+            _ => {
+                info.addr = ConnectionAddr::Tcp(addr.ip().to_string(), addr.port());
+                Client::open(info).map_err(|e| bad(&e))?
+            }
+        };
         Ok(RedisTarget {
             client,
             command: Arc::new(parse_command(command)?),
