@@ -81,3 +81,32 @@ fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
         "{text}"
     );
 }
+
+#[test]
+fn the_knee_of_a_python_service_with_four_workers() {
+    // 4 requests at once, 20 ms each: 200 req/s at c=4, then only the
+    // latency grows. pool:32 never queues in the client.
+    let server = Recorder::start("knee");
+    let r = run(&[
+        &server.url("/limit/4/20/x"),
+        "-s",
+        "pool:32",
+        "-c",
+        "1,2,4,8,16",
+        "-d",
+        "1s",
+        "--warmup",
+        "300ms",
+    ]);
+    let knee = pitfall(&r, "target-saturated").expect("knee found");
+    let cells = knee["cells"].as_array().unwrap();
+    // At c=4 or, on a machine too slow to keep four busy, the next level;
+    // never before the limit.
+    assert!(
+        cells == &["pool:32 c=4"] || cells == &["pool:32 c=8"],
+        "{knee}"
+    );
+    let top = r["cells"].as_array().unwrap().last().unwrap();
+    let rps = top["throughput_rps"].as_f64().unwrap();
+    assert!(rps < 230.0, "above the service's 200 req/s: {rps}");
+}

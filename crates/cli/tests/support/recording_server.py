@@ -3,7 +3,9 @@ that must not depend on poolbench's own server: it answers every request
 with 200 and a short body (HEAD: headers only) and keeps what it was sent.
 GET /__seen returns, as JSON, each request's method, path, chosen headers
 and body (that request is not kept). A path starting /sleep/MS/ is
-answered after MS milliseconds: a slow service, or a frozen one.
+answered after MS milliseconds: a slow service, or a frozen one. A path
+starting /limit/N/MS/ is answered after MS milliseconds by at most N
+requests at once, the others waiting their turn: a service with N workers.
 
     python3 recording_server.py PORT_FILE
 
@@ -18,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 seen = []
 lock = threading.Lock()
+limits = {}
 KEPT = ("authorization", "content-type", "host", "x-req")
 
 
@@ -42,6 +45,13 @@ class Handler(BaseHTTPRequestHandler):
         slow = re.match(r"/sleep/(\d+)/", self.path)
         if slow:
             time.sleep(int(slow.group(1)) / 1000)
+        limited = re.match(r"/limit/(\d+)/(\d+)/", self.path)
+        if limited:
+            n, ms = int(limited.group(1)), int(limited.group(2))
+            with lock:
+                workers = limits.setdefault(n, threading.Semaphore(n))
+            with workers:
+                time.sleep(ms / 1000)
         with lock:
             seen.append({
                 "method": self.command,
