@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Throwaway PostgreSQL and Redis on free loopback ports, for the tests, the
-# README and the bench scripts. Installs both from the OS packages if missing.
+# Throwaway PostgreSQL, Redis and nginx on free loopback ports, for the tests,
+# the README and the bench scripts. Installs them from the OS packages if
+# missing (nginx only for `all`).
 #
 #   scripts/services.sh start DIR [pg|redis|all]  start in DIR, print the URLs,
 #                                                 write DIR/env (sourceable)
@@ -34,6 +35,7 @@ install_missing() {
     local want=()
     [ "$1" != redis ] && ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib)
     [ "$1" != pg ] && ! command -v redis-server >/dev/null && want+=(redis-server redis-tools)
+    [ "$1" = all ] && ! command -v nginx >/dev/null && want+=(nginx)
     [ ${#want[@]} -eq 0 ] && return
     echo "services.sh: installing ${want[*]}" >&2
     as_root apt-get update -qq >&2
@@ -168,6 +170,57 @@ redis_stop() {
     kill -KILL "$pid" 2>/dev/null || true
 }
 
+# nginx (OS package), a server nobody here wrote: HTTP/1.1 on one free
+# port, h2c (prior knowledge) on another, a 13-byte answer at every path and
+# its connection counters (stub_status) at /nginx_status.
+nginx_start() {
+    local dir=$1 d=$1/nginx h1 h2
+    h1=$(free_port)
+    h2=$(free_port)
+    mkdir -p "$d/logs"
+    cat >"$d/nginx.conf" <<CONF
+worker_processes 1;
+pid $d/nginx.pid;
+error_log $d/logs/error.log;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    client_body_temp_path $d;
+    proxy_temp_path $d;
+    fastcgi_temp_path $d;
+    uwsgi_temp_path $d;
+    scgi_temp_path $d;
+    server {
+        listen 127.0.0.1:$h1;
+        listen 127.0.0.1:$h2 http2;
+        http2_max_concurrent_streams 128;
+        location = /nginx_status { stub_status; }
+        location / { return 200 "hello, world\n"; }
+    }
+}
+CONF
+    nginx -p "$d" -c "$d/nginx.conf" >/dev/null 2>&1 || die "nginx did not start (see $d/logs/error.log)"
+    for _ in $(seq 1 100); do
+        [ -s "$d/nginx.pid" ] && break
+        sleep 0.05
+    done
+    echo "http://127.0.0.1:$h1/" >"$d/url"
+    echo "h2c://127.0.0.1:$h2/" >"$d/h2c-url"
+}
+
+nginx_stop() {
+    local dir=$1 pid
+    [ -s "$dir/nginx/nginx.pid" ] || return 0
+    pid=$(cat "$dir/nginx/nginx.pid")
+    kill -QUIT "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 200); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 write_env() {
     local dir=$1 here
     here=$(cd "$(dirname "$0")" && pwd)
@@ -181,6 +234,8 @@ write_env() {
         [ -f "$dir/redis/url" ] && echo "export POOLBENCH_REDIS_URL='$(cat "$dir/redis/url")'"
         [ -f "$dir/redis/tls-url" ] && echo "export POOLBENCH_REDISS_URL='$(cat "$dir/redis/tls-url")'"
         [ -f "$dir/tls/ca.pem" ] && echo "export POOLBENCH_TEST_CA='$dir/tls/ca.pem'"
+        [ -f "$dir/nginx/url" ] && echo "export POOLBENCH_NGINX_URL='$(cat "$dir/nginx/url")'"
+        [ -f "$dir/nginx/h2c-url" ] && echo "export POOLBENCH_NGINX_H2C_URL='$(cat "$dir/nginx/h2c-url")'"
         echo "export POOLBENCH_SERVICES='$here/services.sh'"
     } >"$dir/env"
 }
@@ -195,6 +250,7 @@ start)
     mkdir -p "$dir"
     [ "$what" != redis ] && pg_init "$dir"
     [ "$what" != pg ] && redis_start "$dir"
+    [ "$what" = all ] && nginx_start "$dir"
     write_env "$dir"
     cat "$dir"/pg/url "$dir"/redis/url 2>/dev/null || true
     ;;
@@ -203,6 +259,7 @@ pg-start) pg_start "$dir" ;;
 stop)
     pg_stop "$dir"
     redis_stop "$dir"
+    nginx_stop "$dir"
     ;;
 *) die "unknown command $cmd" ;;
 esac

@@ -38,6 +38,14 @@ pub fn test_ca() -> String {
     env_url("POOLBENCH_TEST_CA")
 }
 
+/// nginx's HTTP/1.1 and h2c URLs.
+pub fn nginx_urls() -> (String, String) {
+    (
+        env_url("POOLBENCH_NGINX_URL"),
+        env_url("POOLBENCH_NGINX_H2C_URL"),
+    )
+}
+
 /// scripts/services.sh, to start an instance of one's own.
 pub fn services_script() -> PathBuf {
     PathBuf::from(env_url("POOLBENCH_SERVICES"))
