@@ -329,6 +329,7 @@ fn run_with_env(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
         "PGPASSWORD",
         "PGDATABASE",
         "PGPASSFILE",
+        "POOLBENCH_PASSWORD",
     ] {
         cmd.env_remove(var);
     }
@@ -358,8 +359,12 @@ fn keyword_dsns_pg_variables_and_the_password_file() {
     };
     let mut args = vec!["run", dsn.as_str()];
     args.extend(quick);
-    // The password from PGPASSWORD.
+    // The password from PGPASSWORD, or POOLBENCH_PASSWORD.
     ok(run_with_env(&args, &[("PGPASSWORD", "poolbench-secret")]));
+    ok(run_with_env(
+        &args,
+        &[("POOLBENCH_PASSWORD", "poolbench-secret")],
+    ));
     // From a password file, its line matching by wildcards.
     let dir = std::env::temp_dir().join(format!("poolbench-pgpass-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -192,8 +192,8 @@ fn dsn_pairs(dsn: &str) -> Result<Vec<(String, String)>, String> {
 
 /// Fill what the target left out from the environment, as libpq does: the
 /// user (`PGUSER`, else the login name), the database (`PGDATABASE`, else
-/// the user), the password (`PGPASSWORD`, else the password file's first
-/// matching line).
+/// the user), the password (`PGPASSWORD`, else `POOLBENCH_PASSWORD`, else
+/// the password file's first matching line).
 pub(crate) fn complete(config: &mut Config, host: &str, port: u16) {
     if config.get_user().is_none() {
         if let Some(user) = env("PGUSER").or_else(|| env("USER")) {
@@ -209,7 +209,10 @@ pub(crate) fn complete(config: &mut Config, host: &str, port: u16) {
         let user = config.get_user().unwrap_or("").to_string();
         let db = config.get_dbname().unwrap_or("").to_string();
         let from_file = || password_file(host, port, &db, &user);
-        if let Some(password) = env("PGPASSWORD").or_else(from_file) {
+        let password = env("PGPASSWORD")
+            .or_else(|| env("POOLBENCH_PASSWORD"))
+            .or_else(from_file);
+        if let Some(password) = password {
             config.password(password);
         }
     }

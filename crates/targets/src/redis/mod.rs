@@ -112,6 +112,12 @@ impl RedisTarget {
     ) -> Result<Self, String> {
         let bad = |e: &dyn std::fmt::Display| format!("invalid Redis URL \"{url}\": {e}");
         let mut info = url.into_connection_info().map_err(|e| bad(&e))?;
+        if info.redis.password.is_none() {
+            // The password may stay off the command line.
+            info.redis.password = std::env::var("POOLBENCH_PASSWORD")
+                .ok()
+                .filter(|p| !p.is_empty());
+        }
         let client = match info.addr {
             ConnectionAddr::TcpTls {
                 ref host,

@@ -1,11 +1,11 @@
 //! PostgreSQL and Redis as managed services are reached: TLS negotiated
 //! as `sslmode` asks (on sessions driven by their holder and on
 //! tokio-postgres clients), a Unix-domain socket, parameters bound per
-//! request, `rediss://`. The servers are the real ones scripts/test.sh
+//! request, `rediss://`, a password kept off the command line. The servers are the real ones scripts/test.sh
 //! starts; the certificate check is the servers' own CA's.
 mod services;
 use serde_json::Value;
-use services::{pg_socket_dir, pg_url, rediss_url, run_json, test_ca};
+use services::{pg_socket_dir, pg_url, redis_url, rediss_url, run_json, test_ca};
 use std::process::Command;
 
 /// Every cell ran, did requests, and none failed.
@@ -166,4 +166,48 @@ fn rediss_with_the_servers_ca() {
     let err = refused(&["run", &url]);
     assert!(err.contains("UnknownIssuer"), "{err}");
     all_ok(&run(&url, &["--insecure"]));
+}
+
+#[test]
+fn a_redis_password_from_poolbench_password() {
+    let url = redis_url();
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
+    let (host, port) = addr.rsplit_once(':').unwrap();
+    // A user of its own, so the default user the other tests use is left be.
+    let acl = Command::new("redis-cli")
+        .args(["-h", host, "-p", port, "ACL", "SETUSER", "pbuser", "on"])
+        .args([">pb-secret", "~*", "+@all"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&acl.stdout).trim(), "OK");
+    let as_user = format!("redis://pbuser@{addr}/");
+    let with = |password: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_poolbench"));
+        cmd.args(["run", &as_user, "-s", "pool:2", "-c", "2", "-d", "300ms"])
+            .args(["--warmup", "0s", "--format", "json", "--quiet"])
+            .env_remove("POOLBENCH_PASSWORD");
+        if let Some(p) = password {
+            cmd.env("POOLBENCH_PASSWORD", p);
+        }
+        cmd.output().unwrap()
+    };
+    let out = with(Some("pb-secret"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    all_ok(&r);
+    assert!(!r.to_string().contains("pb-secret"));
+    // The variable is what logged in: a wrong one is refused. (Without
+    // any, the redis crate sends no AUTH and the default user answers.)
+    let out = with(Some("wrong"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(with(None).status.success());
 }
