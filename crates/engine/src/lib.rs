@@ -3,7 +3,6 @@
 //! prints; progress goes to an [`Events`] sink the caller supplies.
 #![forbid(unsafe_code)]
 
-mod analysis;
 mod assemble;
 mod batch;
 mod cell;
@@ -11,6 +10,7 @@ mod checkout;
 mod closed;
 mod cpu;
 mod exchange;
+mod findings;
 mod hiccup;
 mod load;
 mod machine;
@@ -27,8 +27,8 @@ mod stats;
 mod threads;
 mod timeline;
 
-pub use analysis::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
 pub use batch::Sample;
+pub use findings::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
 pub use pipeline::PipelineProbe;

@@ -27,16 +27,16 @@ pub struct RunResult {
     pub started_at: String,
     pub cells: Vec<CellResult>,
     /// What may make these numbers lie, each with its evidence.
-    pub pitfalls: Vec<crate::analysis::Pitfall>,
+    pub pitfalls: Vec<crate::findings::Pitfall>,
     /// The strategy and smallest pool size worth using, where one stands out.
-    pub recommendation: Option<crate::analysis::Recommendation>,
+    pub recommendation: Option<crate::findings::Recommendation>,
     /// Why there is no recommendation, when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_recommendation: Option<String>,
     /// A Universal Scalability Law fit per strategy with at least four
     /// concurrency levels (closed loop).
     #[serde(default)]
-    pub scaling: Vec<crate::analysis::UslFit>,
+    pub scaling: Vec<crate::findings::UslFit>,
     /// The pipelining probe's findings (`--pipeline`).
     pub pipeline: Option<crate::pipeline::PipelineProbe>,
 }

@@ -1,7 +1,7 @@
 //! The grid: every cell in turn on the engine's own runtime.
-use crate::analysis;
 use crate::assemble::cell_result;
 use crate::cell::run_cell;
+use crate::findings;
 use crate::load::LoadModel;
 use crate::machine::Machine;
 use crate::plan::{CellSpec, Plan, PlanError};
@@ -161,10 +161,10 @@ pub fn run(
         pipeline,
     };
     if matches!(plan.load, LoadModel::Closed) {
-        result.scaling = analysis::usl_fits(&result);
+        result.scaling = findings::usl_fits(&result);
     }
-    result.pitfalls = analysis::pitfalls(&result);
-    match analysis::recommend(&result) {
+    result.pitfalls = findings::pitfalls(&result);
+    match findings::recommend(&result) {
         Ok(r) => result.recommendation = Some(r),
         Err(why) => result.no_recommendation = Some(why),
     }

@@ -1,20 +1,10 @@
-//! How each strategy's throughput grows with concurrency: the knee where
-//! the target saturates (`target-saturated`), and a Universal Scalability
-//! Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1)), whose peak names the
-//! concurrency beyond which more connections only cost.
-use super::{ms, Findings};
+//! How each strategy's throughput grows with concurrency: a Universal
+//! Scalability Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1)), whose peak
+//! names the concurrency beyond which more connections only cost.
 use crate::result::{CellResult, RunResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Throughput must grow by more than this share per step to count as
-/// still growing.
-const GROWS: f64 = 0.05;
-/// Mean latency grown by this share means requests queue somewhere.
-const LATENCY_GROWS: f64 = 0.2;
-/// A cell whose checkout wait is this share of its latency queues in the
-/// client's pool, not at the target.
-const CLIENT_QUEUE: f64 = 0.1;
 /// Concurrency levels a fit needs.
 pub const USL_MIN_LEVELS: usize = 4;
 
@@ -37,7 +27,7 @@ pub struct UslFit {
 }
 
 /// Cells by strategy, ordered by concurrency, successes only.
-fn by_strategy(result: &RunResult) -> BTreeMap<&str, Vec<&CellResult>> {
+pub(super) fn by_strategy(result: &RunResult) -> BTreeMap<&str, Vec<&CellResult>> {
     let mut m: BTreeMap<&str, Vec<&CellResult>> = BTreeMap::new();
     for c in result.cells.iter().filter(|c| c.ok > 0) {
         m.entry(c.strategy.as_str()).or_default().push(c);
@@ -46,47 +36,6 @@ fn by_strategy(result: &RunResult) -> BTreeMap<&str, Vec<&CellResult>> {
         cells.sort_by_key(|c| c.concurrency);
     }
     m
-}
-
-fn queues_in_client(c: &CellResult) -> bool {
-    c.latency_us.mean > 0.0 && c.checkout_wait_us.mean >= CLIENT_QUEUE * c.latency_us.mean
-}
-
-/// `target-saturated`: along one strategy's concurrency grid, the first
-/// step where throughput stops growing while latency grows, neither cell
-/// queueing in the client's own pool.
-pub(super) fn knees(f: &mut Findings, result: &RunResult) {
-    for (strategy, cells) in by_strategy(result) {
-        let knee = cells.windows(2).find(|w| {
-            let (a, b) = (w[0], w[1]);
-            b.concurrency > a.concurrency
-                && !queues_in_client(a)
-                && !queues_in_client(b)
-                && b.throughput_rps < (1.0 + GROWS) * a.throughput_rps
-                && b.latency_us.mean > (1.0 + LATENCY_GROWS) * a.latency_us.mean
-        });
-        let Some(w) = knee else { continue };
-        let (a, last) = (w[0], cells[cells.len() - 1]);
-        let plateau = cells
-            .iter()
-            .filter(|c| c.concurrency >= a.concurrency)
-            .map(|c| c.throughput_rps)
-            .fold(0.0, f64::max);
-        f.add(
-            "target-saturated",
-            "the target saturated: past a concurrency, throughput stops growing and only latency grows",
-            Some(a),
-            format!(
-                "{strategy}: throughput stops growing at c={} ({:.0} req/s, plateau {plateau:.0}); \
-                 from there to c={} mean latency {} → {}",
-                a.concurrency,
-                a.throughput_rps,
-                last.concurrency,
-                ms(a.latency_us.mean),
-                ms(last.latency_us.mean)
-            ),
-        );
-    }
 }
 
 /// A USL fit for every strategy with at least [`USL_MIN_LEVELS`]
