@@ -9,6 +9,7 @@ mod parse;
 mod progress;
 mod run_cmd;
 mod serve_cmd;
+mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -64,7 +65,8 @@ fn main() -> ExitCode {
         args::Command::Serve(a) => serve_cmd::serve(*a),
     };
     match outcome {
-        Ok(()) => ExitCode::SUCCESS,
+        // Stopped by a signal, results kept: 130 (SIGINT) or 143 (SIGTERM).
+        Ok(()) => signals::exit_code().map_or(ExitCode::SUCCESS, ExitCode::from),
         Err(f) => {
             eprintln!("error: {}", f.message);
             ExitCode::from(f.code)

@@ -37,6 +37,9 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     };
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
+    if let Some(path) = &a.output {
+        check_writable(path)?;
+    }
     crate::limits::check_memory(&plan)?;
     crate::limits::check(&plan, embedded, crate::limits::raise())?;
 
@@ -52,6 +55,8 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
             .map(|p| Box::new(p) as Box<dyn ServerProbe>),
         None => None,
     };
+    crate::signals::watch()
+        .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
     let progress = Progress::new(plan.cells().len(), a.quiet);
     let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
@@ -66,7 +71,7 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     }
 
     if let Some(path) = &a.output {
-        std::fs::write(path, poolbench_report::render_json(&result))
+        write_atomic(path, &poolbench_report::render_json(&result))
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
     match a.format {
@@ -74,6 +79,41 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
         Format::Json => println!("{}", poolbench_report::render_json(&result)),
     }
     Ok(())
+}
+
+/// Where `path` is written first: beside it, so the rename is atomic.
+fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// `-o` can be written: found out before any load, not after it.
+fn check_writable(path: &std::path::Path) -> Result<(), Failure> {
+    let bad =
+        |e: std::io::Error| Failure::input(format!("cannot write -o {}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(Failure::input(format!(
+            "cannot write -o {}: it is a directory",
+            path.display()
+        )));
+    }
+    let probe = temp_path(path);
+    std::fs::File::create(&probe).map_err(bad)?;
+    std::fs::remove_file(&probe).map_err(bad)
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over
+/// `path`: a crash leaves the old file or the whole new one, never half.
+fn write_atomic(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {

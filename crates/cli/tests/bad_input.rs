@@ -174,3 +174,14 @@ fn bad_http_requests() {
         "apply to http://, h2c:// and https:// targets",
     );
 }
+
+#[test]
+fn an_output_that_cannot_be_written_is_found_before_any_load() {
+    assert_rejected(
+        &["run", "-o", "/nonexistent-dir/x.json", "-d", "1s"],
+        "cannot write -o /nonexistent-dir/x.json",
+    );
+    let dir = std::env::temp_dir();
+    let d = dir.to_str().unwrap();
+    assert_rejected(&["run", "-o", d, "-d", "1s"], "it is a directory");
+}

@@ -114,7 +114,9 @@ pub(crate) fn cell_result(
         0.0
     };
     let open = matches!(plan.load, LoadModel::Open { .. });
+    let interrupted = runs.iter().any(|(o, _)| o.interrupted);
     CellResult {
+        interrupted,
         strategy: cell.strategy.to_string(),
         concurrency: cell.concurrency,
         pool_size: cell.strategy.size(),

@@ -46,6 +46,8 @@ pub(crate) struct CellOutcome {
     pub(crate) hiccups: Histogram<u64>,
     /// From the cell's start to the last warm-up connect's end.
     pub(crate) opened_in_warmup_by: Option<Duration>,
+    /// A stop was requested while the cell ran: it ended early.
+    pub(crate) interrupted: bool,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -105,7 +107,16 @@ pub(crate) async fn run_cell<T: Target + Clone>(
             .map_err(|e| BuildError::Library(format!("cannot start the pacing thread: {e}")))?;
             if let Ok(mut paced) = paced.await {
                 dropped = paced.dropped;
-                while let Ok(Some(_)) = timeout_at(hard_stop, paced.inflight.join_next()).await {}
+                loop {
+                    tokio::select! {
+                        next = timeout_at(hard_stop, paced.inflight.join_next()) => {
+                            if !matches!(next, Ok(Some(_))) {
+                                break;
+                            }
+                        }
+                        _ = crate::interrupt::wait() => break,
+                    }
+                }
                 unfinished = paced.inflight.len() as u64;
                 paced.inflight.shutdown().await;
             }
@@ -120,16 +131,34 @@ pub(crate) async fn run_cell<T: Target + Clone>(
                     }
                 })
                 .collect();
+            // A stop request ends every worker at once, its request
+            // abandoned (a lease dropped gives its connection back).
+            let aborts: Vec<_> = handles.iter().map(|h| h.abort_handle()).collect();
+            let stopper = tokio::spawn(async move {
+                crate::interrupt::wait().await;
+                aborts.iter().for_each(|a| a.abort());
+            });
             for mut h in handles {
-                if timeout_at(hard_stop, &mut h).await.is_err() {
-                    h.abort();
-                    let _ = h.await;
-                    unfinished += 1;
+                match timeout_at(hard_stop, &mut h).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(_)) => unfinished += 1,
+                    Err(_) => {
+                        h.abort();
+                        let _ = h.await;
+                        unfinished += 1;
+                    }
                 }
             }
+            stopper.abort();
         }
     }
     let hiccups = hiccups.finish();
+    // Interrupted: the window ends where the stop came (not later than the
+    // planned end).
+    let interrupted_at = crate::interrupt::requested()
+        .map(|_| Instant::now())
+        .filter(|t| *t < end);
+    let end = interrupted_at.unwrap_or(end);
     let mut recorder = shards.merged();
     recorder.dropped += dropped;
 
@@ -184,5 +213,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         stalls,
         hiccups,
         opened_in_warmup_by,
+        interrupted: interrupted_at.is_some(),
     })
 }

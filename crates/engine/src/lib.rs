@@ -12,6 +12,7 @@ mod cpu;
 mod exchange;
 mod findings;
 mod hiccup;
+pub mod interrupt;
 mod load;
 mod machine;
 mod open;

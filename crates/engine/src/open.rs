@@ -69,8 +69,14 @@ fn pace<T: Target>(
             return paced;
         }
         sleep_until(intended);
+        if crate::interrupt::requested().is_some() {
+            return paced;
+        }
         reap(&mut paced.inflight);
-        while paced.inflight.len() >= cap && Instant::now() < shared.end {
+        while paced.inflight.len() >= cap
+            && Instant::now() < shared.end
+            && crate::interrupt::requested().is_none()
+        {
             std::thread::sleep(CAP_POLL);
             reap(&mut paced.inflight);
         }

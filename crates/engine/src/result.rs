@@ -25,6 +25,10 @@ pub struct RunResult {
     pub server: Option<serde_json::Value>,
     /// When the run started (RFC 3339, UTC).
     pub started_at: String,
+    /// The signal that stopped the run early (`SIGINT`, `SIGTERM`): the
+    /// cells after the interrupted one were not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
     pub cells: Vec<CellResult>,
     /// What may make these numbers lie, each with its evidence.
     pub pitfalls: Vec<crate::findings::Pitfall>,
@@ -54,8 +58,12 @@ pub struct CellResult {
     pub model: String,
     /// Runs of this cell (each with fresh connections).
     pub reps: usize,
+    /// A stop (SIGINT, SIGTERM) ended this cell early: its figures cover
+    /// the window up to the stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// Measured seconds: the window after warm-up (to the last counted
-    /// completion when a request budget ran out first).
+    /// completion when a request budget ran out first, or to a stop).
     pub duration_s: f64,
     /// Measured requests that completed, successful or not.
     pub requests: u64,

@@ -123,9 +123,15 @@ pub fn run(
     let cells = plan.cells();
     let mut results = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
+        if crate::interrupt::requested().is_some() {
+            break;
+        }
         events.cell_started(i, cells.len(), cell);
         let mut runs = Vec::with_capacity(plan.reps);
         for _ in 0..plan.reps {
+            if crate::interrupt::requested().is_some() && !runs.is_empty() {
+                break;
+            }
             if let Some(p) = probe {
                 settle(p);
                 p.reset();
@@ -153,6 +159,7 @@ pub fn run(
         config: plan.redacted(),
         server: None,
         started_at,
+        interrupted: crate::interrupt::requested().map(signal_name),
         cells: results,
         pitfalls: Vec::new(),
         recommendation: None,
@@ -169,6 +176,14 @@ pub fn run(
         Err(why) => result.no_recommendation = Some(why),
     }
     Ok(result)
+}
+
+fn signal_name(signal: i32) -> String {
+    match signal {
+        2 => "SIGINT".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// Wait (briefly) until the server has seen the last cell's connections close.

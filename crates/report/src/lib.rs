@@ -42,6 +42,26 @@ pub fn render_text(result: &RunResult) -> String {
         fmt_secs(c.warmup),
         fmt_secs(c.timeout)
     ));
+    if let Some(signal) = &result.interrupted {
+        let cut: Vec<String> = result
+            .cells
+            .iter()
+            .filter(|c| c.interrupted)
+            .map(|c| format!("{} c={}", c.strategy, c.concurrency))
+            .collect();
+        let cut = match cut.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; {} ended early, its figures up to the stop",
+                cut.join(", ")
+            ),
+        };
+        out.push_str(&format!(
+            "INTERRUPTED by {signal}: {} of {} cells run{cut}\n",
+            result.cells.len(),
+            c.cells().len()
+        ));
+    }
     out.push_str(&table::render(result));
     out.push_str(&open::render(result));
     out.push_str(&grid::render(result));

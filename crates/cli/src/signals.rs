@@ -1,0 +1,45 @@
+//! Ctrl-C and SIGTERM during `run`: the first asks the engine to stop (the
+//! running cell ends at once with its figures, the rest are skipped, the
+//! report and `-o` are still written, exit 130 or 143); a second ends the
+//! process at once.
+use poolbench_engine::interrupt;
+use tokio::signal::unix::{signal, SignalKind};
+
+/// Catch SIGINT and SIGTERM from now on, on a thread of their own.
+pub(crate) fn watch() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    // Registered before this returns, so no early signal is missed.
+    let (mut int, mut term) = runtime.block_on(async {
+        Ok::<_, std::io::Error>((
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::terminate())?,
+        ))
+    })?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                loop {
+                    let sig = tokio::select! {
+                        _ = int.recv() => 2,
+                        _ = term.recv() => 15,
+                    };
+                    if interrupt::requested().is_some() {
+                        std::process::exit(128 + sig);
+                    }
+                    interrupt::request(sig);
+                    eprintln!(
+                        "\ninterrupted: ending the current cell and writing what was measured (again to quit at once)"
+                    );
+                }
+            })
+        })?;
+    Ok(())
+}
+
+/// The exit code of a run stopped by a signal: 128 + its number.
+pub(crate) fn exit_code() -> Option<u8> {
+    interrupt::requested().map(|s| (128 + s) as u8)
+}

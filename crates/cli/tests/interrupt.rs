@@ -1,0 +1,107 @@
+//! Ctrl-C and SIGTERM in the middle of a grid keep what was measured: the
+//! report, the `-o` JSON with the finished cells and the interrupted one,
+//! and exit 130 or 143. A second signal ends the process at once.
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The tests time signals against the grid: one at a time, so none waits
+/// for the cores while another runs.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn out_file(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("poolbench-int-{name}-{}.json", std::process::id()))
+}
+
+/// A 4-cell grid of 1.5 s cells on the built-in server.
+fn start(out: &PathBuf) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", "-s", "pool:4,shared", "-c", "4,8", "-d", "1500ms"])
+        .args(["--warmup", "0s", "--quiet", "-o"])
+        .arg(out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .args([&format!("-{name}"), &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name}");
+}
+
+fn interrupted_mid_grid(sig: &str, code: i32) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let out = out_file(sig);
+    let _ = std::fs::remove_file(&out);
+    let child = start(&out);
+    // Into the second cell.
+    std::thread::sleep(Duration::from_millis(2300));
+    signal(&child, sig);
+    let sent = Instant::now();
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "took {:?} to stop",
+        sent.elapsed()
+    );
+    let stdout = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(
+        done.status.code(),
+        Some(code),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("INTERRUPTED by SIG{sig}")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("pool:4"), "the report's table: {stdout}");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    assert_eq!(r["interrupted"], format!("SIG{sig}"));
+    let cells = r["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "the finished cell and the interrupted one");
+    assert!(cells[0]["interrupted"].is_null(), "{}", cells[0]);
+    assert_eq!(cells[0]["duration_s"].as_f64().unwrap(), 1.5);
+    assert_eq!(cells[1]["interrupted"], true);
+    let cut = cells[1]["duration_s"].as_f64().unwrap();
+    assert!(cut > 0.2 && cut < 1.5, "measured up to the stop: {cut}");
+    assert!(cells[1]["requests"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn sigint_mid_grid_keeps_the_cells_and_exits_130() {
+    interrupted_mid_grid("INT", 130);
+}
+
+#[test]
+fn sigterm_mid_grid_keeps_the_cells_and_exits_143() {
+    interrupted_mid_grid("TERM", 143);
+}
+
+#[test]
+fn a_second_signal_ends_at_once() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let out = out_file("twice");
+    let _ = std::fs::remove_file(&out);
+    let child = start(&out);
+    std::thread::sleep(Duration::from_millis(700));
+    signal(&child, "INT");
+    std::thread::sleep(Duration::from_millis(100));
+    signal(&child, "INT");
+    let sent = Instant::now();
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(done.status.code(), Some(130));
+    let _ = std::fs::remove_file(&out);
+}
