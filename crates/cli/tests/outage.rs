@@ -1,14 +1,113 @@
-//! A database that goes away mid-run (a PostgreSQL of the test's own,
-//! started by scripts/services.sh): errors are counted, the run completes,
-//! and the pool recovers. Alone in its binary, so no other test's load
+//! A target that goes away mid-run (a PostgreSQL of the test's own,
+//! started by scripts/services.sh; a `poolbench serve` killed and started
+//! again): errors are counted, the run completes, the pool recovers, the
+//! `outage` pitfall says when, and the workers back off instead of
+//! spinning on refused connects. The tests take turns, so no other load
 //! shares the machine while throughput before and after is compared.
 mod services;
 
+use serde_json::Value;
 use services::{run_json, OwnPostgres};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The `outage` pitfall's evidence.
+fn outage(r: &Value) -> String {
+    let p = r["pitfalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "outage")
+        .unwrap_or_else(|| panic!("no outage found: {}", r["pitfalls"]));
+    p["evidence"][0].as_str().unwrap().to_string()
+}
+
+/// "down from A s to B s": A and B.
+fn down_from_to(evidence: &str) -> (f64, f64) {
+    let rest = evidence.split("down from ").nth(1).unwrap();
+    let mut words = rest.split_whitespace();
+    let a = words.next().unwrap().parse().unwrap();
+    let b = words.nth(2).unwrap().parse().unwrap();
+    (a, b)
+}
+
+fn serve_on(port: u16) -> Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "serve did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+#[test]
+fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = serve_on(port);
+    let url = format!("http://127.0.0.1:{port}/");
+    let run = std::thread::spawn(move || {
+        run_json(&[
+            "run",
+            &url,
+            "-s",
+            "pool:4",
+            "-c",
+            "4",
+            "-d",
+            "5s",
+            "--warmup",
+            "0s",
+            "--timeout",
+            "1s",
+            "--connect-timeout",
+            "1s",
+        ])
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    server.kill().unwrap();
+    server.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut again = serve_on(port);
+    let r = run.join().expect("the run completes");
+    again.kill().unwrap();
+    again.wait().unwrap();
+    let c = &r["cells"][0];
+    let evidence = outage(&r);
+    let (from, to) = down_from_to(&evidence);
+    assert!((1.0..2.3).contains(&from), "{evidence}");
+    assert!((2.5..4.0).contains(&to) && to - from > 1.0, "{evidence}");
+    assert!(evidence.contains("back at"), "{evidence}");
+    // Four workers for 1.5 s against a closed port: with backoff (to
+    // 100 ms) a few hundred attempts, not the tens of thousands of a spin.
+    let refused = c["errors"]["by_kind"]["refused"].as_u64().unwrap_or(0);
+    let reset = c["errors"]["by_kind"]["reset"].as_u64().unwrap_or(0);
+    assert!(refused > 0, "{}", c["errors"]);
+    assert!(refused + reset < 600, "a spin: {}", c["errors"]);
+    // And the pool came back.
+    let ok = c["timeline"]["ok"].as_array().unwrap();
+    let tail: u64 = ok[ok.len() - 8..ok.len() - 1]
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(tail > 0, "nothing after the restart: {ok:?}");
+}
 
 #[test]
 fn a_database_that_goes_away_mid_run_is_counted_and_recovered_from() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let pg = OwnPostgres::start("outage");
     let url = pg.url.clone();
     let run = std::thread::spawn(move || {
@@ -38,6 +137,10 @@ fn a_database_that_goes_away_mid_run_is_counted_and_recovered_from() {
     assert!(started.elapsed() < Duration::from_secs(15));
     let c = &r["cells"][0];
     assert!(c["errors"]["total"].as_u64().unwrap() > 0, "errors counted");
+    let evidence = outage(&r);
+    let (from, to) = down_from_to(&evidence);
+    assert!(from < 2.5 && to - from > 1.0, "{evidence}");
+    assert!(evidence.contains("back at"), "{evidence}");
     let ok: Vec<u64> = c["timeline"]["ok"]
         .as_array()
         .unwrap()

@@ -1,13 +1,20 @@
-//! Closed loop: each worker acquires, sends, releases, and goes again.
+//! Closed loop: each worker acquires, sends, releases, and goes again. A
+//! worker whose requests keep failing to reach the target (refused, reset)
+//! backs off before the next, so a dead target costs no CPU.
 use crate::exchange::{Shared, Window};
 use crate::shards::Shards;
-use poolbench_targets::Target;
+use poolbench_targets::{ErrorKind, Target};
+use rand::Rng;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The longest pause between attempts on an unreachable target.
+const MAX_BACKOFF: Duration = Duration::from_millis(100);
 
 pub(crate) async fn worker<T: Target>(shared: Arc<Shared<T>>, id: usize, shards: Arc<Shards>) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
+    let mut unreachable = 0u32;
     loop {
         let start = Instant::now();
         if start >= shared.end || shared.budget_spent() {
@@ -15,8 +22,38 @@ pub(crate) async fn worker<T: Target>(shared: Arc<Shared<T>>, id: usize, shards:
         }
         let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
         let latency = outcome.map(|t| t.total()).unwrap_or_default();
+        let down =
+            matches!(&outcome, Err(f) if matches!(f.kind, ErrorKind::Refused | ErrorKind::Reset));
         if shards.with(|r| shared.record(r, start, done, outcome, latency)) == Window::Outside {
             return;
+        }
+        unreachable = if down { unreachable + 1 } else { 0 };
+        if unreachable > 1 {
+            let pause =
+                backoff(unreachable).min(shared.end.saturating_duration_since(Instant::now()));
+            tokio::time::sleep(pause).await;
+        }
+    }
+}
+
+/// Exponential from 1 ms, capped at [`MAX_BACKOFF`], jittered to 50–100%
+/// so the workers do not retry in step.
+fn backoff(failures: u32) -> Duration {
+    let full = Duration::from_millis(1 << failures.saturating_sub(2).min(7)).min(MAX_BACKOFF);
+    full.mul_f64(rand::rng().random_range(0.5..=1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_to_its_cap_with_jitter() {
+        assert!(backoff(2) <= Duration::from_millis(1));
+        assert!(backoff(5) <= Duration::from_millis(8) && backoff(5) >= Duration::from_millis(4));
+        for n in [9, 20, u32::MAX] {
+            let b = backoff(n);
+            assert!(b <= MAX_BACKOFF && b >= MAX_BACKOFF / 2, "{n}: {b:?}");
         }
     }
 }

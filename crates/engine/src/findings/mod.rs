@@ -17,6 +17,7 @@ mod hiccups;
 mod knee;
 mod nested_checkout;
 mod not_achieved;
+mod outage;
 mod pool_queueing;
 mod recommend;
 mod reconnects;
@@ -108,6 +109,7 @@ pub const CHECKS: &[Check] = &[
     nested_checkout::CHECK,
     starvation::CHECK,
     not_achieved::CHECK,
+    outage::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
     stall::CHECK,
