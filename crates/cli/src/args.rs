@@ -186,11 +186,11 @@ pub(crate) struct RunArgs {
     pub(crate) pipeline: Option<usize>,
 
     /// Per-request timeout, after checkout.
-    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) timeout: Duration,
 
     /// Longest wait for a pooled connection before the request fails.
-    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) checkout_timeout: Duration,
 
     /// Fail a checkout at once (error kind nested_checkout) when its task
@@ -204,7 +204,7 @@ pub(crate) struct RunArgs {
     pub(crate) min_idle: usize,
 
     /// Connect timeout.
-    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) connect_timeout: Duration,
 
     /// https:// only: offer only HTTP/1.1 by ALPN.

@@ -52,11 +52,16 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             let text = e.render().to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            eprintln!("{}", line.trim_end());
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let mut line = lines.next().unwrap_or("invalid arguments").to_string();
+            // "the following required arguments were not provided:" and
+            // the like: the next line says which.
+            if line.ends_with(':') {
+                if let Some(next) = lines.next() {
+                    line = format!("{line} {next}");
+                }
+            }
+            eprintln!("{line}");
             return ExitCode::from(2);
         }
     };

@@ -8,6 +8,14 @@ pub(crate) fn duration(s: &str) -> Result<Duration, String> {
         .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 500ms, 10s, 2m"))
 }
 
+/// A duration above zero (a timeout of 0 would fail every request).
+pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
+    match duration(s)? {
+        d if d.is_zero() => Err(format!("\"{s}\" must be above zero")),
+        d => Ok(d),
+    }
+}
+
 pub(crate) fn strategy(s: &str) -> Result<StrategySpec, String> {
     s.parse()
         .map_err(|e: poolbench_pool::SpecError| e.to_string())

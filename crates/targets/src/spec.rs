@@ -100,6 +100,13 @@ impl FromStr for TargetSpec {
         if auth.host().is_empty() {
             return Err(invalid("no host"));
         }
+        // After any user:password@, a `:port` that is not a u16 (65536):
+        // the URI parser reads it as no port at all.
+        let host_port = auth.as_str().rsplit('@').next().unwrap_or("");
+        let port_given = !host_port.ends_with(']') && host_port.contains(':');
+        if port_given && auth.port_u16().is_none() {
+            return Err(invalid("the port is not a number from 1 to 65535"));
+        }
         // Without any user:password@ (PostgreSQL and Redis URLs carry one).
         let authority = format!(
             "{}:{}",
@@ -197,6 +204,11 @@ mod tests {
         assert_eq!(unix.resolve().unwrap().port(), 5439);
         let dsn: TargetSpec = "host=/var/run/postgresql dbname=x".parse().unwrap();
         assert_eq!(dsn.authority, "/var/run/postgresql:5432");
+        assert!("http://127.0.0.1:65536/".parse::<TargetSpec>().is_err());
+        let with_password: TargetSpec = "redis://:pw@127.0.0.1/".parse().unwrap();
+        assert_eq!(with_password.authority, "127.0.0.1:6379");
+        let v6: TargetSpec = "http://[::1]/".parse().unwrap();
+        assert_eq!(v6.authority, "[::1]:80");
         let redis: TargetSpec = "redis://127.0.0.1/".parse().unwrap();
         assert_eq!(redis.authority, "127.0.0.1:6379");
         assert_eq!(redis.redacted(), "redis://127.0.0.1/");
