@@ -85,3 +85,57 @@ pub(crate) fn streams(s: &str) -> Result<u32, String> {
         Err(_) => Err(format!("\"{s}\" is not a whole number up to 4294967295")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text near what the parsers take: their words, digits, units and
+    /// punctuation, and anything else.
+    fn near() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("pool".to_string()),
+            Just("elastic".to_string()),
+            Just("partitioned".to_string()),
+            Just("uniform(".to_string()),
+            Just("lognormal(".to_string()),
+            Just("exp(".to_string()),
+            Just("http://".to_string()),
+            Just("postgres://".to_string()),
+            Just("host=".to_string()),
+            "[0-9]{1,25}",
+            "(ms|s|us|m|h|x|\\.|,|:|\\+|-|\\)|\\(|@|/|\\?|=|')",
+            any::<String>(),
+        ];
+        proptest::collection::vec(piece, 0..8).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 2048,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(17),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Every parser of the command line answers any text with a value
+        /// or an error, never a panic.
+        #[test]
+        fn the_parsers_never_panic(s in near()) {
+            let _ = duration(&s);
+            let _ = positive_duration(&s);
+            let _ = strategy(&s);
+            let _ = concurrency(&s);
+            let _ = pool_size(&s);
+            let _ = count(&s);
+            let _ = delay(&s);
+            let _ = fraction(&s);
+            let _ = rate(&s);
+            let _ = reps(&s);
+            let _ = depth(&s);
+            let _ = streams(&s);
+            let _ = s.parse::<poolbench_targets::TargetSpec>();
+        }
+    }
+}

@@ -5,6 +5,8 @@
 
 pub mod any;
 mod error;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod grpc;
 pub mod http1;
 pub mod http2;

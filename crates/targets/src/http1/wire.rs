@@ -70,7 +70,7 @@ enum Framing {
     UntilClose,
 }
 
-struct Head {
+pub(crate) struct Head {
     status: u16,
     len: usize,
     framing: Framing,
@@ -286,7 +286,7 @@ async fn read<I: AsyncRead + Unpin>(io: &mut I, spare: &mut [u8]) -> io::Result<
     .await
 }
 
-fn parse_head(data: &[u8]) -> Result<Option<Head>, RequestError> {
+pub(crate) fn parse_head(data: &[u8]) -> Result<Option<Head>, RequestError> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
     let len = match resp.parse(data) {
@@ -390,6 +390,83 @@ mod tests {
     }
 
     impl Wire for tokio::io::DuplexStream {}
+
+    /// `raw` as the answer (then the server closes): the outcome, or
+    /// `None` if reading it did not end within a second.
+    fn answer_any(raw: Vec<u8>) -> Option<Result<Reply, RequestError>> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let (client, mut server) = tokio::io::duplex(256);
+            tokio::spawn(async move {
+                let mut req = [0u8; 64];
+                let _ = tokio::io::AsyncReadExt::read(&mut server, &mut req).await;
+                for piece in raw.chunks(7) {
+                    if server.write_all(piece).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            let mut conn = Http1Conn::new(client);
+            let exchange = conn.exchange(b"GET / HTTP/1.1\r\nhost: x\r\n\r\n", false);
+            tokio::time::timeout(std::time::Duration::from_secs(1), exchange)
+                .await
+                .ok()
+        })
+    }
+
+    /// A head, then anything: the framings, lengths and chunk sizes a
+    /// broken or hostile server might send.
+    fn hostile() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let heads = prop_oneof![
+            Just(b"HTTP/1.1 200 OK\r\ncontent-length: ".to_vec()),
+            Just(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n".to_vec()),
+            Just(b"HTTP/1.1 200 OK\r\n\r\n".to_vec()),
+            Just(b"HTTP/1.1 100 Continue\r\n\r\n".to_vec()),
+            Just(Vec::new()),
+        ];
+        let tail = proptest::collection::vec(
+            prop_oneof![
+                Just(b"\r\n".to_vec()),
+                Just(b"ffffffffffffffff\r\n".to_vec()),
+                Just(b"18446744073709551616\r\n\r\n".to_vec()),
+                Just(b"0\r\n\r\n".to_vec()),
+                Just(b"HTTP/1.1 ".to_vec()),
+                proptest::collection::vec(any::<u8>(), 0..24),
+            ],
+            0..12,
+        );
+        (heads, tail).prop_map(|(mut h, t)| {
+            h.extend(t.concat());
+            h
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 256,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Any bytes as an answer head: an answer, a request for more, or
+        /// an error, never a panic.
+        #[test]
+        fn any_head_parses_without_a_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            let _ = parse_head(&bytes);
+        }
+
+        /// Any answer, then the server closes: the exchange ends (with an
+        /// answer or an error) within a second, never panics.
+        #[test]
+        fn any_answer_ends_the_exchange(raw in hostile()) {
+            proptest::prop_assert!(answer_any(raw).is_some(), "the exchange hung");
+        }
+    }
 
     #[tokio::test]
     async fn answers_in_pieces_are_read_whole() {

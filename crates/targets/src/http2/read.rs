@@ -226,6 +226,39 @@ mod tests {
         Ok(out)
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(13),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// After the server's SETTINGS, any frames (any type, flags,
+        /// stream, payload; HEADERS and CONTINUATION with arbitrary HPACK)
+        /// are read or refused with an error, never a panic.
+        #[test]
+        fn any_frames_are_read_without_a_panic(
+            frames in proptest::collection::vec(
+                (0u8..12, proptest::num::u8::ANY, 0u32..8, proptest::collection::vec(proptest::num::u8::ANY, 0..64)),
+                0..16,
+            )
+        ) {
+            let mut reader = ready();
+            let mut out = Vec::new();
+            for (kind, flags, stream, payload) in frames {
+                let bytes = frame(kind, flags, stream, &payload);
+                let head = Head::parse(&bytes);
+                if reader.check(&head).is_err() {
+                    break;
+                }
+                if reader.frame(&head, &bytes[f::HEAD..], &mut out).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
     fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::new();
         f::put_head(&mut out, payload.len(), kind, flags, stream);

@@ -21,6 +21,9 @@ use tokio_postgres::Config;
 /// The name the query is prepared under on each connection.
 const STATEMENT: &str = "poolbench";
 const READ_SIZE: usize = 8 * 1024;
+/// The largest message a session accepts: a declared length is never
+/// trusted beyond it (a broken server could announce gigabytes).
+const MAX_MESSAGE: usize = 64 << 20;
 
 /// One PostgreSQL session on one connection.
 pub struct PgWire {
@@ -219,6 +222,7 @@ impl PgWire {
     /// The next whole message, parsed.
     async fn message(&mut self) -> Result<Message, RequestError> {
         loop {
+            check_length(&self.buf)?;
             if let Some(m) = Message::parse(&mut self.buf).map_err(RequestError::protocol)? {
                 return Ok(m);
             }
@@ -272,6 +276,7 @@ impl PgWire {
         let mut failed: Option<RequestError> = None;
         let mut answered = false;
         loop {
+            check_length(&self.buf)?;
             let header = match backend::Header::parse(&self.buf).map_err(RequestError::protocol)? {
                 Some(h) if self.buf.len() > h.len() as usize => h,
                 _ => {
@@ -326,6 +331,32 @@ impl PgWire {
                 }
             }
         }
+    }
+}
+
+/// Reads every message in `data` as a session would (for fuzzing).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn read_any(data: &[u8]) {
+    let _ = only_asynchronous(data);
+    if check_length(data).is_err() {
+        return;
+    }
+    let mut buf = BytesMut::from(data);
+    while let Ok(Some(_)) = Message::parse(&mut buf) {
+        if check_length(&buf).is_err() {
+            return;
+        }
+    }
+}
+
+/// The next message in `buf` declares no more than [`MAX_MESSAGE`] bytes.
+fn check_length(buf: &[u8]) -> Result<(), RequestError> {
+    match backend::Header::parse(buf) {
+        Ok(Some(h)) if h.len() as usize > MAX_MESSAGE => Err(RequestError::protocol(format!(
+            "the server announced a {} byte message (more than {MAX_MESSAGE})",
+            h.len()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -396,6 +427,30 @@ pub(crate) fn check_parameters(n: usize, given: usize) -> Result<(), RequestErro
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 512,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(7),
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// Whatever a server sends, reading it never panics and a length
+        /// beyond the cap is refused before any buffering.
+        #[test]
+        fn any_bytes_are_read_without_a_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            read_any(&bytes);
+        }
+    }
+
+    #[test]
+    fn a_huge_declared_length_is_refused() {
+        let mut m = vec![b'D'];
+        m.extend_from_slice(&i32::MAX.to_be_bytes());
+        assert!(check_length(&m).is_err());
+        assert!(check_length(b"D\0\0\0\x05\0").is_ok());
+    }
 
     #[test]
     fn server_errors_count_by_severity_and_code() {
