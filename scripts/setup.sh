@@ -16,15 +16,16 @@ sudo=sudo
 if ! command -v python3 >/dev/null; then
     $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3 >/dev/null
 fi
-# And a gRPC server written with Python's grpcio
-# (crates/cli/tests/support/grpc_server.py).
-if ! python3 -c 'import grpc, grpc_tools, grpc_reflection, google.protobuf' 2>/dev/null; then
+# And servers written in Python: gRPC with grpcio
+# (crates/cli/tests/support/grpc_server.py), a hostile HTTP/2 one with h2
+# (crates/cli/tests/support/hostile_server.py).
+if ! python3 -c 'import grpc, grpc_tools, grpc_reflection, google.protobuf, h2' 2>/dev/null; then
     if ! python3 -m pip --version >/dev/null 2>&1; then
         $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3-pip >/dev/null
     fi
     pip_install() {
         PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
-            python3 -m pip install --quiet "$@" grpcio grpcio-tools grpcio-reflection protobuf
+            python3 -m pip install --quiet "$@" grpcio grpcio-tools grpcio-reflection protobuf h2
     }
     # Debian's own python3 refuses (PEP 668) unless told otherwise.
     if ! out=$(pip_install 2>&1); then

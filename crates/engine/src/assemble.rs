@@ -115,8 +115,10 @@ pub(crate) fn cell_result(
     };
     let open = matches!(plan.load, LoadModel::Open { .. });
     let interrupted = runs.iter().any(|(o, _)| o.interrupted);
+    let resent = runs.iter().map(|(o, _)| o.resent).sum();
     CellResult {
         interrupted,
+        resent,
         strategy: cell.strategy.to_string(),
         concurrency: cell.concurrency,
         pool_size: cell.strategy.size(),

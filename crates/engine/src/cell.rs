@@ -48,6 +48,8 @@ pub(crate) struct CellOutcome {
     pub(crate) opened_in_warmup_by: Option<Duration>,
     /// A stop was requested while the cell ran: it ended early.
     pub(crate) interrupted: bool,
+    /// Requests sent again because the server never processed them.
+    pub(crate) resent: u64,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -76,6 +78,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         nested: plan.nested,
         budget: plan.requests,
         completed: AtomicU64::new(0),
+        resent: AtomicU64::new(0),
         origin,
         measure_from,
         end,
@@ -181,6 +184,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         samples = b.samples;
         measured = b.measured;
     }
+    let resent = shared.resent.load(std::sync::atomic::Ordering::Relaxed);
     let wall = origin.elapsed().as_secs_f64();
     let generator_cpu = match (cpu_before, process_cpu()) {
         (Some(a), Some(b)) if wall > 0.0 => Some((b - a) / (wall * cores())),
@@ -214,5 +218,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         hiccups,
         opened_in_warmup_by,
         interrupted: interrupted_at.is_some(),
+        resent,
     })
 }

@@ -8,6 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use tokio::time::Sleep;
 
+/// Sends of one request, the first included, while the server refuses it
+/// unprocessed (an HTTP/2 server's REFUSED_STREAM or GOAWAY, a kept-alive
+/// connection closed first); all within the request's timeout.
+const SENDS: usize = 4;
+
 pub(crate) struct Shared<T: Target> {
     pub(crate) strategy: Checkout<T>,
     pub(crate) target: T,
@@ -16,6 +21,9 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) nested: bool,
     pub(crate) budget: Option<u64>,
     pub(crate) completed: AtomicU64,
+    /// Requests the server never processed, sent again on another
+    /// connection (see `CellResult::resent`).
+    pub(crate) resent: AtomicU64,
     /// The cell's start, origin of its timeline.
     pub(crate) origin: Instant,
     pub(crate) measure_from: Instant,
@@ -92,7 +100,8 @@ impl<T: Target> Shared<T> {
 
     /// Acquire, send, release, from `start` (a clock read the caller
     /// already made); returns the outcome and when it came. A request the
-    /// connection closed under before it was sent is retried once on
+    /// connection closed under before it was sent (or the server refused
+    /// unprocessed) is sent again, up to [`SENDS`] times in all, on
     /// another connection and not counted as an error. `deadline` is the
     /// worker's reusable request timer.
     pub(crate) async fn exchange(
@@ -105,7 +114,7 @@ impl<T: Target> Shared<T> {
         let mut connect: Option<Duration> = None;
         let mut request = Duration::ZERO;
         let mut t0 = start;
-        for attempt in 0..2 {
+        for attempt in 0..SENDS {
             let (mut lease, _second) = match self.leases(key).await {
                 Ok(leases) => leases,
                 Err(fault) => return (Err(fault), Instant::now()),
@@ -143,7 +152,9 @@ impl<T: Target> Shared<T> {
                     if e.broken {
                         lease.mark_broken();
                     }
-                    if !(e.unsent && attempt == 0) {
+                    if e.unsent && attempt + 1 < SENDS {
+                        self.resent.fetch_add(1, Relaxed);
+                    } else {
                         let fault = Fault {
                             kind: e.kind,
                             code: e.code,

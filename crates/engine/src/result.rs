@@ -62,6 +62,12 @@ pub struct CellResult {
     /// the window up to the stop.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// Requests the server never processed (HTTP/2 RST_STREAM
+    /// REFUSED_STREAM or a stream above a GOAWAY's last stream id; a
+    /// kept-alive connection closed before the request went), sent again
+    /// on another connection: not errors.
+    #[serde(default)]
+    pub resent: u64,
     /// Measured seconds: the window after warm-up (to the last counted
     /// completion when a request budget ran out first, or to a stop).
     pub duration_s: f64,

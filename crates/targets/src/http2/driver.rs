@@ -199,6 +199,11 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
             self.reader.frame(&head, payload, &mut self.wbuf)?;
         }
         if let Some(streams) = self.reader.streams.take() {
+            let mut state = self.shared.lock();
+            state.max_streams = streams;
+            state.wake_capacity();
+            drop(state);
+            // The strategies share a connection among at least one.
             let streams = streams.clamp(1, UNLIMITED_STREAMS);
             self.shared.streams.store(streams, Ordering::Relaxed);
         }
@@ -263,6 +268,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
                 }
                 Event::GoAway(last, code) => {
                     state.goaway = Some(last);
+                    state.wake_capacity();
                     self.shared.broken.store(true, Ordering::Release);
                     for (_, s) in state.open.iter_mut().filter(|(id, _)| **id > last) {
                         let cut = RequestError::unsent(format!(
@@ -285,6 +291,7 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
         self.shared.broken.store(true, Ordering::Release);
         let mut state = self.shared.lock();
         state.ended = Some(why.message.clone());
+        state.wake_capacity();
         for s in state.open.values_mut() {
             let e = RequestError::broken(why.kind, &why.message);
             finish(s, Err(e), &mut self.wakers);

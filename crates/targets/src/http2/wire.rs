@@ -61,6 +61,19 @@ pub(crate) struct State {
     pub(crate) max_frame: usize,
     /// Streams with body left to send, oldest first.
     pub(crate) pending: VecDeque<u32>,
+    /// SETTINGS_MAX_CONCURRENT_STREAMS as the server set it (0 allowed:
+    /// no new stream until it raises it).
+    pub(crate) max_streams: usize,
+    /// Requests waiting for a stream below that limit.
+    pub(crate) capacity: Vec<Waker>,
+}
+
+impl State {
+    /// Wakes the requests waiting for a stream (one closed, the limit
+    /// rose, or the connection ended).
+    pub(crate) fn wake_capacity(&mut self) {
+        self.capacity.drain(..).for_each(Waker::wake);
+    }
 }
 
 /// One request's answer as it arrives.
@@ -148,6 +161,8 @@ impl H2Wire {
                 initial_window: i64::from(f::INITIAL_WINDOW),
                 max_frame: f::MAX_FRAME,
                 pending: VecDeque::new(),
+                max_streams: UNLIMITED_STREAMS,
+                capacity: Vec::new(),
             }),
             broken: AtomicBool::new(false),
             streams: AtomicUsize::new(UNLIMITED_STREAMS),
@@ -236,7 +251,8 @@ impl H2Wire {
         block: &[u8],
         body: Option<Arc<[u8]>>,
     ) -> Result<Stream, RequestError> {
-        let id = self.open(block, body)?;
+        let mut body = Some(body);
+        let id = poll_fn(|cx| self.poll_open(cx, block, &mut body)).await?;
         let mut waiting = Waiting {
             shared: &self.shared,
             id,
@@ -245,24 +261,37 @@ impl H2Wire {
         poll_fn(|cx| waiting.poll(cx)).await
     }
 
-    /// Queues the HEADERS of a new stream and wakes the driver.
-    fn open(&self, block: &[u8], body: Option<Arc<[u8]>>) -> Result<u32, RequestError> {
-        let body = body.filter(|b| !b.is_empty());
+    /// Queues the HEADERS of a new stream and wakes the driver. At the
+    /// server's limit of concurrent streams (0 included) it waits for one
+    /// to close or the limit to rise, rather than have the stream refused.
+    fn poll_open(
+        &self,
+        cx: &mut Context<'_>,
+        block: &[u8],
+        body: &mut Option<Option<Arc<[u8]>>>,
+    ) -> Poll<Result<u32, RequestError>> {
         let mut state = self.shared.lock();
         if let Some(why) = &state.ended {
-            return Err(RequestError::unsent(format!(
+            return Poll::Ready(Err(RequestError::unsent(format!(
                 "HTTP/2 connection closed: {why}"
-            )));
+            ))));
         }
         if state.goaway.is_some() {
-            return Err(RequestError::unsent("the server is going away (GOAWAY)"));
+            return Poll::Ready(Err(RequestError::unsent(
+                "the server is going away (GOAWAY)",
+            )));
         }
+        if state.open.len() >= state.max_streams {
+            state.capacity.push(cx.waker().clone());
+            return Poll::Pending;
+        }
+        let body = body.take().flatten().filter(|b| !b.is_empty());
         let id = state.next_id;
         if id > f::MAX_WINDOW {
             self.shared.broken.store(true, Ordering::Release);
-            return Err(RequestError::unsent(
+            return Poll::Ready(Err(RequestError::unsent(
                 "the connection's stream ids are used up",
-            ));
+            )));
         }
         state.next_id += 2;
         put_headers(&mut state.out, id, block, body.is_none());
@@ -284,7 +313,7 @@ impl H2Wire {
         if let Some(driver) = driver {
             driver.wake();
         }
-        Ok(id)
+        Poll::Ready(Ok(id))
     }
 }
 
@@ -345,6 +374,7 @@ impl Waiting<'_> {
             return Poll::Pending;
         }
         let stream = state.open.remove(&self.id).unwrap_or_default();
+        state.wake_capacity();
         // Answered before the whole body went: stop sending it (the server
         // needs no more), and end the stream so it does not stay open.
         let driver = match stream.body.is_some() && state.ended.is_none() {
@@ -372,10 +402,11 @@ impl Drop for Waiting<'_> {
             return;
         }
         let mut state = self.shared.lock();
-        let unanswered = state
-            .open
-            .remove(&self.id)
-            .is_some_and(|s| s.outcome.is_none());
+        let removed = state.open.remove(&self.id);
+        if removed.is_some() {
+            state.wake_capacity();
+        }
+        let unanswered = removed.is_some_and(|s| s.outcome.is_none());
         if !unanswered || state.ended.is_some() {
             return;
         }
