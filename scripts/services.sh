@@ -7,6 +7,8 @@
 #                                                 write DIR/env (sourceable)
 #   scripts/services.sh pg-stop DIR               PostgreSQL goes away at once (by PID)
 #   scripts/services.sh pg-start DIR              start it again, same port
+#   scripts/services.sh redis-stop DIR            Redis killed at once (by PID)
+#   scripts/services.sh redis-start DIR           started again, same ports
 #   scripts/services.sh stop DIR                  stop everything in DIR
 #
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
@@ -139,8 +141,9 @@ pg_stop() {
 
 redis_start() {
     local dir=$1 port tls_port
-    port=$(free_port)
-    tls_port=$(free_port)
+    # Started again (redis-start): the same ports.
+    port=$(cat "$dir/redis/port" 2>/dev/null || free_port)
+    tls_port=$(cat "$dir/redis/tls-port" 2>/dev/null || free_port)
     make_cert "$dir"
     mkdir -p "$dir/redis"
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/redis" --save '' \
@@ -154,15 +157,17 @@ redis_start() {
         sleep 0.05
     done
     redis-cli -p "$port" ping >/dev/null || die "redis did not start (see $dir/redis/log)"
+    echo "$port" >"$dir/redis/port"
+    echo "$tls_port" >"$dir/redis/tls-port"
     echo "redis://127.0.0.1:$port/" >"$dir/redis/url"
     echo "rediss://127.0.0.1:$tls_port/" >"$dir/redis/tls-url"
 }
 
 redis_stop() {
-    local dir=$1 pid
+    local dir=$1 signal=${2:-TERM} pid
     [ -f "$dir/redis/pid" ] || return 0
     pid=$(cat "$dir/redis/pid")
-    kill -TERM "$pid" 2>/dev/null || return 0
+    kill -"$signal" "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 200); do
         kill -0 "$pid" 2>/dev/null || return 0
         sleep 0.05
@@ -242,7 +247,7 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start DIR [pg|redis|all]"
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start DIR [pg|redis|all]"
 case $cmd in
 start)
     what=${3:-all}
@@ -256,6 +261,8 @@ start)
     ;;
 pg-stop) pg_stop "$dir" QUIT ;;
 pg-start) pg_start "$dir" ;;
+redis-stop) redis_stop "$dir" KILL ;;
+redis-start) redis_start "$dir" ;;
 stop)
     pg_stop "$dir"
     redis_stop "$dir"

@@ -26,6 +26,13 @@ pub(crate) enum Command {
     Serve(Box<ServeArgs>),
 }
 
+/// The HTTP/2 client of `h2c://` targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum H2ClientArg {
+    Lean,
+    H2,
+}
+
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
     /// Where to send load, e.g. http://127.0.0.1:8080/. Omit it to use the
@@ -215,6 +222,11 @@ pub(crate) struct RunArgs {
     /// agree is an error.
     #[arg(long)]
     pub(crate) http2: bool,
+
+    /// h2c:// only: the HTTP/2 client, poolbench's lean one or the h2
+    /// crate's (to cross-check the lean one's figures).
+    #[arg(long, value_enum, default_value = "lean")]
+    pub(crate) h2_client: H2ClientArg,
 
     /// https://, grpcs://: accept any server certificate (self-signed ones).
     #[arg(long)]

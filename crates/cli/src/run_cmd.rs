@@ -155,6 +155,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
             _ => HttpVersion::Auto,
         },
         insecure: a.insecure,
+        h2_crate: a.h2_client == crate::args::H2ClientArg::H2,
         cacert: a.cacert.clone(),
         query: a.query.clone(),
         setup: a.setup.clone(),

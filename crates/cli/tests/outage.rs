@@ -7,7 +7,7 @@
 mod services;
 
 use serde_json::Value;
-use services::{run_json, OwnPostgres};
+use services::{run_json, OwnPostgres, OwnRedis};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -164,4 +164,47 @@ fn a_database_that_goes_away_mid_run_is_counted_and_recovered_from() {
         after * 2 >= first,
         "back to full throughput: {after} per second after the return against {first} in the first ({ok:?})"
     );
+}
+
+#[test]
+fn a_redis_killed_and_restarted_is_an_outage_and_the_pool_recovers() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let redis = OwnRedis::redis("outage-redis");
+    let url = redis.url.clone();
+    let run = std::thread::spawn(move || {
+        run_json(&[
+            "run",
+            &url,
+            "-s",
+            "pool:4",
+            "-c",
+            "4",
+            "-d",
+            "5s",
+            "--warmup",
+            "0s",
+            "--timeout",
+            "1s",
+            "--connect-timeout",
+            "1s",
+        ])
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.stop();
+    std::thread::sleep(Duration::from_millis(1500));
+    redis.restart();
+    let r = run.join().expect("the run completes");
+    let c = &r["cells"][0];
+    let evidence = outage(&r);
+    let (from, to) = down_from_to(&evidence);
+    assert!(from < 2.5 && to - from > 1.0, "{evidence}");
+    assert!(evidence.contains("back at"), "{evidence}");
+    let failed = c["errors"]["total"].as_u64().unwrap();
+    assert!(failed > 0 && failed < 600, "a spin: {}", c["errors"]);
+    let ok = c["timeline"]["ok"].as_array().unwrap();
+    let tail: u64 = ok[ok.len() - 8..ok.len() - 1]
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(tail > 0, "nothing after the restart: {ok:?}");
 }

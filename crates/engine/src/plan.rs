@@ -56,6 +56,8 @@ pub enum PlanError {
     HttpOptions(String),
     #[error("--method, --body, --body-file and --content-type do not apply to {0}:// targets (gRPC takes --data; -H and --host apply)")]
     GrpcHttpOptions(String),
+    #[error("--h2-client applies to h2c:// targets, not {0}://")]
+    H2Client(String),
     #[error("--param applies to postgres:// targets, not {0}://")]
     PgParams(String),
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
@@ -209,6 +211,9 @@ impl Plan {
             }
         } else if !http && *h != Default::default() {
             return Err(PlanError::HttpOptions(scheme));
+        }
+        if self.target_options.h2_crate && scheme != "h2c" {
+            return Err(PlanError::H2Client(scheme));
         }
         let postgres = matches!(scheme.as_str(), "postgres" | "postgresql");
         if !postgres && !self.target_options.params.is_empty() {

@@ -2,8 +2,7 @@
 //! engine drives all of them through the same strategies and load models.
 use crate::grpc::{GrpcConn, GrpcTarget};
 use crate::http1::{Http1Conn, Http1Target};
-use crate::http2::wire::H2Wire;
-use crate::http2::Http2Target;
+use crate::http2::{H2cConn, Http2Target};
 use crate::https::{HttpsConn, HttpsTarget};
 use crate::postgres::PostgresTarget;
 use crate::postgres::{PgConnection, PgTarget};
@@ -27,7 +26,7 @@ pub enum AnyTarget {
 /// A connection opened by an [`AnyTarget`].
 pub enum AnyConn {
     Http1(Http1Conn),
-    Http2(H2Wire),
+    Http2(H2cConn),
     Https(HttpsConn),
     Grpc(GrpcConn),
     Postgres(PgConnection),

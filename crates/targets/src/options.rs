@@ -27,6 +27,9 @@ pub struct TargetOptions {
     /// `redis://`: the command each request sends, e.g. `GET key`.
     /// `None`: `PING`.
     pub command: Option<String>,
+    /// `h2c://`: the h2 crate's client instead of the lean one, to
+    /// cross-check its figures. Default false.
+    pub h2_crate: bool,
     /// `http://`, `h2c://`, `https://`: the request each worker sends
     /// (`grpc://`, `grpcs://`: its headers, as metadata).
     pub http: HttpRequestOptions,

@@ -187,16 +187,28 @@ impl Drop for Serve {
 pub struct OwnPostgres {
     dir: PathBuf,
     pub url: String,
+    kind: &'static str,
 }
+
+/// A Redis of the test's own, the same way (`stop` kills it at once).
+pub type OwnRedis = OwnPostgres;
 
 impl OwnPostgres {
     pub fn start(name: &str) -> OwnPostgres {
+        Self::start_kind(name, "pg")
+    }
+
+    pub fn redis(name: &str) -> OwnRedis {
+        Self::start_kind(name, "redis")
+    }
+
+    fn start_kind(name: &str, kind: &'static str) -> OwnPostgres {
         let dir = std::env::temp_dir().join(format!("poolbench-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let out = Command::new(services_script())
             .arg("start")
             .arg(&dir)
-            .arg("pg")
+            .arg(kind)
             .output()
             .expect("services.sh runs");
         assert!(
@@ -210,7 +222,7 @@ impl OwnPostgres {
             .next()
             .expect("a URL")
             .to_string();
-        OwnPostgres { dir, url }
+        OwnPostgres { dir, url, kind }
     }
 
     fn script(&self, cmd: &str) {
@@ -223,11 +235,11 @@ impl OwnPostgres {
     }
 
     pub fn stop(&self) {
-        self.script("pg-stop");
+        self.script(&format!("{}-stop", self.kind));
     }
 
     pub fn restart(&self) {
-        self.script("pg-start");
+        self.script(&format!("{}-start", self.kind));
     }
 }
 

@@ -3,7 +3,7 @@
 //! come from `--proto` files, the server's reflection, or the built-in
 //! `helloworld.Greeter` (the default); the message is encoded from JSON
 //! once, or per call when it holds placeholders.
-mod h2conn;
+
 mod message;
 mod reflect;
 mod schema;
@@ -162,9 +162,9 @@ impl GrpcTarget {
         let h2 = match &self.tls {
             Some(tls) => {
                 let stream = tls.handshake(tcp, self.connect_timeout).await?;
-                h2conn::H2Conn::handshake(stream).await?
+                crate::http2::h2crate::H2Conn::handshake(stream).await?
             }
-            None => h2conn::H2Conn::handshake(tcp).await?,
+            None => crate::http2::h2crate::H2Conn::handshake(tcp).await?,
         };
         let (service, _) = schema::split_call(&self.call).map_err(RequestError::protocol)?;
         let work = reflect::service_pool(&h2, &self.origin, service);

@@ -1,16 +1,21 @@
 //! `h2c://`: HTTP/2 with prior knowledge over TCP, on the lean client
-//! (`http2::wire`).
+//! (`http2::wire`), or on the h2 crate's (`--h2-client h2`) to cross-check
+//! it.
 pub(crate) mod driver;
 pub(crate) mod frame;
+pub(crate) mod h2crate;
 pub(crate) mod read;
 pub mod wire;
 
+use crate::http2::h2crate::H2Conn;
 use crate::http2::wire::H2Wire;
 use crate::request::{H2Request, HttpRequest};
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
+use bytes::Bytes;
 use http::Uri;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens h2c connections to one address and sends the request.
@@ -19,7 +24,15 @@ pub struct Http2Target {
     addr: SocketAddr,
     /// The request's header block: encoded once unless it varies.
     request: H2Request,
+    /// With `--h2-client h2`: the request, built per send for the h2 crate.
+    crate_request: Option<Arc<HttpRequest>>,
     connect_timeout: Duration,
+}
+
+/// An h2c connection on either client.
+pub enum H2cConn {
+    Lean(H2Wire),
+    Crate(H2Conn),
 }
 
 impl Http2Target {
@@ -35,6 +48,7 @@ impl Http2Target {
         Ok(Http2Target {
             addr,
             request: H2Request::new(&request, false),
+            crate_request: options.h2_crate.then(|| Arc::new(request)),
             connect_timeout,
         })
     }
@@ -61,31 +75,79 @@ where
     }
 }
 
+impl Http2Target {
+    /// The request as the h2 crate sends it.
+    fn crate_request(r: &HttpRequest) -> Result<http::Request<Bytes>, RequestError> {
+        let seq = r.next_seq();
+        let path = String::from_utf8_lossy(&r.path.rendered(seq)).into_owned();
+        let mut b = http::Request::builder()
+            .method(r.method.as_str())
+            .uri(format!("http://{}{path}", r.authority));
+        for (name, value) in &r.headers {
+            b = b.header(name.as_str(), value.rendered(seq));
+        }
+        let body = r.body.as_ref().map(|t| t.rendered(seq)).unwrap_or_default();
+        b.body(Bytes::from(body))
+            .map_err(|e| RequestError::protocol(format!("request: {e}")))
+    }
+}
+
 impl Connector for Http2Target {
-    type Conn = H2Wire;
+    type Conn = H2cConn;
     type Error = RequestError;
 
-    async fn connect(&self) -> Result<H2Wire, RequestError> {
+    async fn connect(&self) -> Result<H2cConn, RequestError> {
         let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
-        handshake(stream, self.connect_timeout).await
+        if self.crate_request.is_none() {
+            return handshake(stream, self.connect_timeout)
+                .await
+                .map(H2cConn::Lean);
+        }
+        match tokio::time::timeout(self.connect_timeout, H2Conn::handshake(stream)).await {
+            Ok(conn) => conn.map(H2cConn::Crate),
+            Err(_) => Err(RequestError::broken(
+                crate::ErrorKind::Timeout,
+                "HTTP/2 handshake timed out",
+            )),
+        }
     }
 
-    fn is_broken(&self, conn: &mut H2Wire) -> bool {
-        conn.is_broken()
+    fn is_broken(&self, conn: &mut H2cConn) -> bool {
+        match conn {
+            H2cConn::Lean(c) => c.is_broken(),
+            H2cConn::Crate(c) => c.is_broken(),
+        }
     }
 
-    fn streams(&self, conn: &H2Wire) -> usize {
-        conn.streams()
+    fn streams(&self, conn: &H2cConn) -> usize {
+        match conn {
+            H2cConn::Lean(c) => c.streams(),
+            H2cConn::Crate(c) => c.streams(),
+        }
     }
 
-    fn share(&self, conn: &H2Wire) -> Option<H2Wire> {
-        Some(conn.share())
+    fn share(&self, conn: &H2cConn) -> Option<H2cConn> {
+        Some(match conn {
+            H2cConn::Lean(c) => H2cConn::Lean(c.share()),
+            H2cConn::Crate(c) => H2cConn::Crate(c.share()),
+        })
     }
 }
 
 impl Target for Http2Target {
-    async fn send(&self, conn: &mut H2Wire) -> Result<Reply, RequestError> {
-        let (block, body) = self.request.next();
-        conn.request(&block, body).await
+    async fn send(&self, conn: &mut H2cConn) -> Result<Reply, RequestError> {
+        match conn {
+            H2cConn::Lean(c) => {
+                let (block, body) = self.request.next();
+                c.request(&block, body).await
+            }
+            H2cConn::Crate(c) => {
+                let r = self
+                    .crate_request
+                    .as_deref()
+                    .expect("the h2 crate's client");
+                c.request(Self::crate_request(r)?).await
+            }
+        }
     }
 }
