@@ -165,9 +165,14 @@ impl FrameReader {
     /// step) and records its status.
     fn header_block(&mut self, id: u32, end: bool) -> Result<(), RequestError> {
         self.fields.clear();
-        self.hpack
-            .decode(&mut self.block, &mut self.fields)
-            .map_err(|e| RequestError::protocol(format!("HTTP/2 header block: {e:?}")))?;
+        // httlib-hpack adds and shifts a hostile integer unchecked (found
+        // by fuzzing: an overflow panic where overflow checks are on); the
+        // connection is then unusable, not the process.
+        let (hpack, block, fields) = (&mut self.hpack, &mut self.block, &mut self.fields);
+        let decoded =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hpack.decode(block, fields)))
+                .map_err(|_| RequestError::protocol("HTTP/2 header block: invalid integer"))?;
+        decoded.map_err(|e| RequestError::protocol(format!("HTTP/2 header block: {e:?}")))?;
         let status = self
             .field(b":status")
             .and_then(|value| std::str::from_utf8(value).ok()?.parse().ok())
@@ -224,6 +229,31 @@ mod tests {
             pos += f::HEAD + head.len;
         }
         Ok(out)
+    }
+
+    /// Found by fuzzing (fuzz/, http2_frames): a HEADERS frame whose
+    /// HPACK integer overflowed inside httlib-hpack and panicked.
+    #[test]
+    fn an_overflowing_hpack_integer_is_an_error() {
+        let crash: &[u8] = &[
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x01, 0xc4,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0xff, 0xff, 0xff, 0x00,
+            0x00, 0xff, 0xb4, 0x7a, 0x4f,
+        ];
+        let mut reader = ready();
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut failed = false;
+        while pos + f::HEAD <= crash.len() && !failed {
+            let head = Head::parse(&crash[pos..]);
+            let end = (pos + f::HEAD + head.len).min(crash.len());
+            failed = reader.check(&head).is_err()
+                || reader
+                    .frame(&head, &crash[pos + f::HEAD..end], &mut out)
+                    .is_err();
+            pos += f::HEAD + head.len;
+        }
+        assert!(failed, "the block is refused");
     }
 
     proptest::proptest! {

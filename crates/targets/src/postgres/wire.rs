@@ -349,14 +349,19 @@ pub(crate) fn read_any(data: &[u8]) {
     }
 }
 
-/// The next message in `buf` declares no more than [`MAX_MESSAGE`] bytes.
+/// The next message in `buf` declares a length from 4 to [`MAX_MESSAGE`]
+/// bytes. (Read here as the unsigned number the parser reserves room for:
+/// fuzzing found a "negative" length that made it ask for 3.8 GB.)
 fn check_length(buf: &[u8]) -> Result<(), RequestError> {
-    match backend::Header::parse(buf) {
-        Ok(Some(h)) if h.len() as usize > MAX_MESSAGE => Err(RequestError::protocol(format!(
-            "the server announced a {} byte message (more than {MAX_MESSAGE})",
-            h.len()
+    let Some(len) = buf.get(1..5) else {
+        return Ok(());
+    };
+    let len = u32::from_be_bytes([len[0], len[1], len[2], len[3]]) as usize;
+    match (4..=MAX_MESSAGE).contains(&len) {
+        true => Ok(()),
+        false => Err(RequestError::protocol(format!(
+            "the server announced a message of {len} bytes (4 to {MAX_MESSAGE} expected)"
         ))),
-        _ => Ok(()),
     }
 }
 
@@ -450,6 +455,8 @@ mod tests {
         m.extend_from_slice(&i32::MAX.to_be_bytes());
         assert!(check_length(&m).is_err());
         assert!(check_length(b"D\0\0\0\x05\0").is_ok());
+        // Found by fuzzing: negative as an i32, 3.8 GB as the parser read it.
+        assert!(check_length(&[0xb6, 0xe2, 0, 0, 0x0a]).is_err());
     }
 
     #[test]
