@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing poolbench needs on a fresh Debian
-# machine: a Rust toolchain with rustfmt and clippy, python3, and Python's
-# grpcio packages.
+# machine: a Rust toolchain with rustfmt and clippy, Chromium, python3, and
+# Python's grpcio and h2 packages.
 set -euo pipefail
 if ! command -v cargo >/dev/null; then
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
@@ -13,6 +13,11 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 # (crates/cli/tests/support/recording_server.py).
 sudo=sudo
 [ "$(id -u)" = 0 ] && sudo=
+# The HTML report is checked in a real browser, headless.
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+    $sudo apt-get update -q >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+fi
 if ! command -v python3 >/dev/null; then
     $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3 >/dev/null
 fi

@@ -24,6 +24,22 @@ pub(crate) enum Command {
     Run(Box<RunArgs>),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
     Serve(Box<ServeArgs>),
+    /// Render a saved result (the JSON of `run -o`) again, in any format.
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ReportArgs {
+    /// A result written by `poolbench run -o FILE.json`.
+    pub(crate) result: PathBuf,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
+
+    /// Also write it to FILE, in the format its extension names; repeat.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Vec<PathBuf>,
 }
 
 /// The HTTP/2 client of `h2c://` targets.
@@ -244,9 +260,10 @@ pub(crate) struct RunArgs {
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 
-    /// Write the full result as JSON to this file.
-    #[arg(short, long)]
-    pub(crate) output: Option<PathBuf>,
+    /// Also write the result to FILE, in the format its extension names
+    /// (.json, .html, .csv, .txt); repeat to write several.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Vec<PathBuf>,
 
     /// What to print on stdout.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -284,6 +301,10 @@ pub(crate) enum Format {
     Text,
     /// The full result as JSON.
     Json,
+    /// A self-contained HTML page with charts.
+    Html,
+    /// One row per cell.
+    Csv,
 }
 
 #[derive(Args, Debug)]

@@ -5,6 +5,7 @@
 mod args;
 mod http_probe;
 mod limits;
+mod output;
 mod parse;
 mod progress;
 mod run_cmd;
@@ -43,6 +44,22 @@ impl Failure {
     }
 }
 
+/// `poolbench report RESULT.json`: a saved result rendered again.
+fn report(a: args::ReportArgs) -> Result<(), Failure> {
+    let text = std::fs::read_to_string(&a.result)
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", a.result.display())))?;
+    let result: poolbench_engine::RunResult = serde_json::from_str(&text).map_err(|e| {
+        Failure::input(format!(
+            "{} is not a poolbench result: {e}",
+            a.result.display()
+        ))
+    })?;
+    output::check(&a.output)?;
+    output::write_all(&a.output, &result)?;
+    print!("{}", output::render(a.format, &result));
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
@@ -68,6 +85,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         args::Command::Run(a) => run_cmd::run(*a),
         args::Command::Serve(a) => serve_cmd::serve(*a),
+        args::Command::Report(a) => report(a),
     };
     match outcome {
         // Stopped by a signal, results kept: 130 (SIGINT) or 143 (SIGTERM).

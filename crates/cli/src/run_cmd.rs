@@ -1,4 +1,4 @@
-use crate::args::{ArrivalArg, Format, RunArgs};
+use crate::args::{ArrivalArg, RunArgs};
 use crate::http_probe::HttpProbe;
 use crate::progress::Progress;
 use crate::Failure;
@@ -37,9 +37,7 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     };
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
-    if let Some(path) = &a.output {
-        check_writable(path)?;
-    }
+    crate::output::check(&a.output)?;
     crate::limits::check_memory(&plan)?;
     crate::limits::check(&plan, embedded, crate::limits::raise())?;
 
@@ -70,50 +68,9 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
         s.shutdown();
     }
 
-    if let Some(path) = &a.output {
-        write_atomic(path, &poolbench_report::render_json(&result))
-            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
-    }
-    match a.format {
-        Format::Text => print!("{}", poolbench_report::render_text(&result)),
-        Format::Json => println!("{}", poolbench_report::render_json(&result)),
-    }
+    crate::output::write_all(&a.output, &result)?;
+    print!("{}", crate::output::render(a.format, &result));
     Ok(())
-}
-
-/// Where `path` is written first: beside it, so the rename is atomic.
-fn temp_path(path: &std::path::Path) -> std::path::PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
-}
-
-/// `-o` can be written: found out before any load, not after it.
-fn check_writable(path: &std::path::Path) -> Result<(), Failure> {
-    let bad =
-        |e: std::io::Error| Failure::input(format!("cannot write -o {}: {e}", path.display()));
-    if path.is_dir() {
-        return Err(Failure::input(format!(
-            "cannot write -o {}: it is a directory",
-            path.display()
-        )));
-    }
-    let probe = temp_path(path);
-    std::fs::File::create(&probe).map_err(bad)?;
-    std::fs::remove_file(&probe).map_err(bad)
-}
-
-/// Writes `text` to a temporary file beside `path`, then renames it over
-/// `path`: a crash leaves the old file or the whole new one, never half.
-fn write_atomic(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    let tmp = temp_path(path);
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {

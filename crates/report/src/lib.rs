@@ -3,14 +3,18 @@
 #![forbid(unsafe_code)]
 
 mod advice;
+mod csv;
 mod format;
 mod grid;
+mod html;
 mod open;
 mod table;
 
 use poolbench_engine::{LoadModel, RunResult};
 
+pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
+pub use html::render_html;
 
 /// The text report: per concurrency a table of strategies by throughput,
 /// then a pool size × concurrency grid per sized strategy.

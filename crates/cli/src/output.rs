@@ -1,0 +1,84 @@
+//! Where a result goes: stdout in `--format`, and each `-o FILE` in the
+//! format its extension names, written atomically.
+use crate::args::Format;
+use crate::Failure;
+use poolbench_engine::RunResult;
+use std::path::{Path, PathBuf};
+
+/// The format a file's extension names.
+pub(crate) fn format_of(path: &Path) -> Result<Format, Failure> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Ok(Format::Json),
+        Some("html" | "htm") => Ok(Format::Html),
+        Some("csv") => Ok(Format::Csv),
+        Some("txt") => Ok(Format::Text),
+        _ => Err(Failure::input(format!(
+            "-o {}: the extension names the format: .json, .html, .csv or .txt",
+            path.display()
+        ))),
+    }
+}
+
+/// The result in `format`.
+pub(crate) fn render(format: Format, result: &RunResult) -> String {
+    match format {
+        Format::Text => poolbench_report::render_text(result),
+        Format::Json => poolbench_report::render_json(result) + "\n",
+        Format::Html => poolbench_report::render_html(result),
+        Format::Csv => poolbench_report::render_csv(result),
+    }
+}
+
+/// Every `-o` names a format and can be written: found out before any
+/// load, not after it.
+pub(crate) fn check(outputs: &[PathBuf]) -> Result<(), Failure> {
+    for path in outputs {
+        format_of(path)?;
+        check_writable(path)?;
+    }
+    Ok(())
+}
+
+/// Writes each `-o`.
+pub(crate) fn write_all(outputs: &[PathBuf], result: &RunResult) -> Result<(), Failure> {
+    for path in outputs {
+        let text = render(format_of(path)?, result);
+        write_atomic(path, &text)
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// Where `path` is written first: beside it, so the rename is atomic.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+fn check_writable(path: &Path) -> Result<(), Failure> {
+    let bad =
+        |e: std::io::Error| Failure::input(format!("cannot write -o {}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(Failure::input(format!(
+            "cannot write -o {}: it is a directory",
+            path.display()
+        )));
+    }
+    let probe = temp_path(path);
+    std::fs::File::create(&probe).map_err(bad)?;
+    std::fs::remove_file(&probe).map_err(bad)
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over
+/// `path`: a crash leaves the old file or the whole new one, never half.
+fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = temp_path(path);
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}

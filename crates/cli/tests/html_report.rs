@@ -1,0 +1,124 @@
+//! The HTML report in a real browser: Chromium (scripts/setup.sh installs
+//! it from the OS packages) renders the file offline, headless; every
+//! chart drew its lines, nothing failed to load, and a screenshot is kept in
+//! the test's temp dir. `poolbench report` renders a saved JSON again, the
+//! same page.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> &'static str {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new("which")
+                .arg(b)
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("Chromium is not installed: run scripts/setup.sh")
+}
+
+fn headless(file: &Path, extra: &[String]) -> (String, String) {
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+        ])
+        .args([
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=2000",
+        ])
+        .args(extra)
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("chromium runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_html_report_draws_every_chart_in_chromium() {
+    let dir: PathBuf = std::env::temp_dir().join(format!("poolbench-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("report.html");
+    let json = dir.join("report.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args([
+            "run",
+            "-s",
+            "pool:2,shared",
+            "-c",
+            "1,4",
+            "-d",
+            "300ms",
+            "--warmup",
+            "0s",
+        ])
+        .args(["--quiet", "-o"])
+        .arg(&html)
+        .arg("-o")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (dom, log) = headless(&html, &["--dump-dom".to_string()]);
+    // Four scaling charts and one timeline per cell, each with its lines.
+    let charts = dom.matches("<svg class=\"chart").count();
+    assert_eq!(charts, 4 + 4, "{charts} charts");
+    let lines = dom.matches("<polyline").count();
+    assert_eq!(
+        lines,
+        4 * 2 + 4,
+        "{lines} lines: two strategies × four charts, four timelines"
+    );
+    assert!(!dom.contains("points=\"\""), "a line without points");
+    assert!(dom.contains("Recommendation") || dom.contains("No recommendation"));
+    assert!(
+        !log.contains("Uncaught") && !log.contains("net::ERR_"),
+        "{log}"
+    );
+
+    let shot = dir.join("report.png");
+    headless(
+        &html,
+        &[
+            format!("--screenshot={}", shot.display()),
+            "--window-size=1200,1800".to_string(),
+        ],
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{} bytes",
+        png.len()
+    );
+
+    // The saved JSON renders to the same page.
+    let again = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", "html"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert_eq!(again.stdout, std::fs::read(&html).unwrap());
+}
+
+#[test]
+fn an_output_with_an_unknown_extension_is_refused_before_any_load() {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", "-o", "/tmp/result.xlsx", "-d", "1s"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".json, .html, .csv or .txt"));
+}
