@@ -46,9 +46,9 @@ pub fn render_html(result: &RunResult) -> String {
         esc(&result.target)
     );
     let c = &result.config;
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<h1>poolbench · {}</h1><p class=\"muted\">poolbench {} · {} cores ({}) · started {} · {} s per cell after {} s warm-up · {} cell(s){}</p>\n",
+        "<h1>poolbench · {}</h1><p class=\"muted\">poolbench {} · {} cores ({}) · started {} · {} s per cell after {} s warm-up · {} cell(s){}</p>",
         esc(&result.target),
         esc(&result.machine.poolbench_version),
         result.machine.cores,
@@ -64,17 +64,17 @@ pub fn render_html(result: &RunResult) -> String {
     );
     match (&result.recommendation, &result.no_recommendation) {
         (Some(r), _) => {
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<p class=\"rec\"><b>Recommendation: {}</b> — {}</p>\n",
+                "<p class=\"rec\"><b>Recommendation: {}</b> — {}</p>",
                 esc(&r.strategy),
                 esc(&r.reason)
             );
         }
         (None, Some(why)) => {
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<p class=\"norec\"><b>No recommendation:</b> {}</p>\n",
+                "<p class=\"norec\"><b>No recommendation:</b> {}</p>",
                 esc(why)
             );
         }
