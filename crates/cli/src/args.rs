@@ -26,6 +26,26 @@ pub(crate) enum Command {
     Serve(Box<ServeArgs>),
     /// Render a saved result (the JSON of `run -o`) again, in any format.
     Report(ReportArgs),
+    /// Compare two saved results cell by cell: the change of throughput,
+    /// p50, p99 and errors, significant or not (Welch's t-test on the
+    /// repetitions, --reps 3 or more on both sides).
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CompareArgs {
+    /// The result to compare against (`run -o BASE.json`).
+    pub(crate) base: PathBuf,
+    /// The result compared.
+    pub(crate) new: PathBuf,
+    /// Exit 1 when a significant change crosses a bound, e.g.
+    /// 'throughput<-5%,p99>+10%' (metrics: throughput, p50, p99 in %,
+    /// errors in percentage points).
+    #[arg(long, value_name = "BOUNDS")]
+    pub(crate) fail_if: Option<String>,
+    /// text or json.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
 }
 
 #[derive(Args, Debug)]

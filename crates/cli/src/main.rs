@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod compare_cmd;
 mod http_probe;
 mod limits;
 mod output;
@@ -86,6 +87,7 @@ fn main() -> ExitCode {
         args::Command::Run(a) => run_cmd::run(*a),
         args::Command::Serve(a) => serve_cmd::serve(*a),
         args::Command::Report(a) => report(a),
+        args::Command::Compare(a) => compare_cmd::compare(a),
     };
     match outcome {
         // Stopped by a signal, results kept: 130 (SIGINT) or 143 (SIGTERM).

@@ -5,6 +5,14 @@ use crate::Failure;
 use poolbench_engine::RunResult;
 use std::path::{Path, PathBuf};
 
+/// A result saved by `run -o FILE.json`.
+pub(crate) fn load(path: &Path) -> Result<RunResult, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| Failure::input(format!("{} is not a poolbench result: {e}", path.display())))
+}
+
 /// The format a file's extension names.
 pub(crate) fn format_of(path: &Path) -> Result<Format, Failure> {
     match path.extension().and_then(|e| e.to_str()) {

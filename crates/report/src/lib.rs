@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod advice;
+mod compare;
 mod csv;
 mod format;
 mod grid;
@@ -12,6 +13,9 @@ mod table;
 
 use poolbench_engine::{LoadModel, RunResult};
 
+pub use compare::{
+    compare, parse_bounds, render_comparison, violations, Bound, CellChange, Comparison,
+};
 pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;

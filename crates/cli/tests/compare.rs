@@ -1,0 +1,90 @@
+//! `poolbench compare`: a server made slower shows a significant drop that
+//! `--fail-if` turns into exit 1; two runs of the same build cross no bound.
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_poolbench"))
+}
+
+/// A 3-rep run of one cell on the built-in server with this delay.
+fn result(name: &str, delay: &str) -> PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("poolbench-cmp-{name}-{}.json", std::process::id()));
+    let out = bin()
+        .args([
+            "run", "-s", "pool:4", "-c", "4", "-d", "300ms", "--warmup", "100ms",
+        ])
+        .args(["--reps", "3", "--quiet", "--server-delay", delay, "-o"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+#[test]
+fn a_slower_server_is_a_significant_drop_and_fails_the_bound() {
+    let base = result("base", "1ms");
+    let again = result("again", "1ms");
+    let slow = result("slow", "6ms");
+
+    let out = bin()
+        .args([
+            "compare",
+            "--format",
+            "json",
+            "--fail-if",
+            "throughput<-20%,p50>+50%",
+        ])
+        .args([&base, &slow])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = &c["cells"][0];
+    assert!(cell["throughput_pct"].as_f64().unwrap() < -40.0, "{cell}");
+    assert_eq!(cell["throughput_significant"], true, "{cell}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pool:4 c=4: throughput"), "{err}");
+
+    // The same build twice: nothing crosses a bound far outside the noise.
+    let out = bin()
+        .args(["compare", "--fail-if", "throughput<-50%,p50>+100%"])
+        .args([&base, &again])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for p in [base, again, slow] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn bad_bounds_and_unreadable_results_are_refused() {
+    let out = bin()
+        .args(["compare", "/nonexistent/a.json", "/nonexistent/b.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin()
+        .args(["compare", "a.json", "b.json", "--fail-if", "speed<1%"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("metric"));
+}
