@@ -30,6 +30,22 @@ pub(crate) enum Command {
     /// p50, p99 and errors, significant or not (Welch's t-test on the
     /// repetitions, --reps 3 or more on both sides).
     Compare(CompareArgs),
+    /// Merge results of the same plan run by several processes or machines
+    /// at once: histograms added, counts and throughput summed.
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct MergeArgs {
+    /// Results written by `run -o FILE.json`, all of the same plan.
+    #[arg(required = true, num_args = 2..)]
+    pub(crate) results: Vec<PathBuf>,
+    /// Write the merged result to FILE (format by extension); repeat.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Vec<PathBuf>,
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) format: Format,
 }
 
 #[derive(Args, Debug)]

@@ -61,6 +61,20 @@ fn report(a: args::ReportArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `poolbench merge A.json B.json … -o M.json`.
+fn merge(a: args::MergeArgs) -> Result<(), Failure> {
+    output::check(&a.output)?;
+    let parts = a
+        .results
+        .iter()
+        .map(|p| output::load(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = poolbench_engine::merge(&parts).map_err(Failure::input)?;
+    output::write_all(&a.output, &merged)?;
+    print!("{}", output::render(a.format, &merged));
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
@@ -88,6 +102,7 @@ fn main() -> ExitCode {
         args::Command::Serve(a) => serve_cmd::serve(*a),
         args::Command::Report(a) => report(a),
         args::Command::Compare(a) => compare_cmd::compare(a),
+        args::Command::Merge(a) => merge(a),
     };
     match outcome {
         // Stopped by a signal, results kept: 130 (SIGINT) or 143 (SIGTERM).
