@@ -41,8 +41,8 @@ pub(crate) fn render(format: Format, result: &RunResult) -> String {
 /// load, not after it.
 pub(crate) fn check(outputs: &[PathBuf]) -> Result<(), Failure> {
     for path in outputs {
-        format_of(path)?;
         check_writable(path)?;
+        format_of(path)?;
     }
     Ok(())
 }
