@@ -296,6 +296,13 @@ pub(crate) struct RunArgs {
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 
+    /// Service-level bounds, e.g. 'p99<50ms,errors<1%,throughput>5000'
+    /// (also p50<D): the recommendation picks only among cells meeting
+    /// them, each cell records what it broke, and the run exits 1 if no
+    /// cell meets them.
+    #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
+    pub(crate) slo: Option<poolbench_engine::Slo>,
+
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .html, .csv, .txt); repeat to write several.
     #[arg(short, long, value_name = "FILE")]

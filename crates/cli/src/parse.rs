@@ -16,6 +16,10 @@ pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
+pub(crate) fn slo(s: &str) -> Result<poolbench_engine::Slo, String> {
+    s.parse()
+}
+
 pub(crate) fn strategy(s: &str) -> Result<StrategySpec, String> {
     s.parse()
         .map_err(|e: poolbench_pool::SpecError| e.to_string())
@@ -135,6 +139,7 @@ mod tests {
             let _ = reps(&s);
             let _ = depth(&s);
             let _ = streams(&s);
+            let _ = slo(&s);
             let _ = s.parse::<poolbench_targets::TargetSpec>();
         }
     }

@@ -70,7 +70,30 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
 
     crate::output::write_all(&a.output, &result)?;
     print!("{}", crate::output::render(a.format, &result));
-    Ok(())
+    slo_verdict(&result)
+}
+
+/// With `--slo`: exit 1 when no cell met it, naming what each broke.
+fn slo_verdict(result: &poolbench_engine::RunResult) -> Result<(), Failure> {
+    let verdicts: Vec<(String, &Vec<String>)> = result
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let b = c.slo_breaches.as_ref()?;
+            Some((format!("{} c={}", c.strategy, c.concurrency), b))
+        })
+        .collect();
+    if verdicts.is_empty() || verdicts.iter().any(|(_, b)| b.is_empty()) {
+        return Ok(());
+    }
+    let each: Vec<String> = verdicts
+        .iter()
+        .map(|(cell, b)| format!("{cell}: {}", b.join(", ")))
+        .collect();
+    Err(Failure::runtime(format!(
+        "no cell meets the SLO ({})",
+        each.join("; ")
+    )))
 }
 
 fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
@@ -105,6 +128,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.reps = a.reps;
     plan.nested = a.nested;
     plan.pipeline = a.pipeline;
+    plan.slo = a.slo.clone();
     plan.target_options = TargetOptions {
         http_version: match (a.http1, a.http2) {
             (true, _) => HttpVersion::Http1,

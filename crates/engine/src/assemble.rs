@@ -119,6 +119,7 @@ pub(crate) fn cell_result(
     CellResult {
         interrupted,
         resent,
+        slo_breaches: None,
         strategy: cell.strategy.to_string(),
         concurrency: cell.concurrency,
         pool_size: cell.strategy.size(),

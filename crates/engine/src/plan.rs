@@ -47,6 +47,9 @@ pub struct Plan {
     /// Requests sent ahead on one HTTP/1.1 connection to probe for a
     /// batching server; `None`: no probe.
     pub pipeline: Option<usize>,
+    /// Bounds a cell must meet to be recommended (`--slo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<crate::slo::Slo>,
 }
 
 /// A plan that cannot run.
@@ -131,6 +134,7 @@ impl Plan {
             reps: 1,
             nested: false,
             pipeline: None,
+            slo: None,
         }
     }
 

@@ -68,6 +68,9 @@ pub struct CellResult {
     /// on another connection: not errors.
     #[serde(default)]
     pub resent: u64,
+    /// With `--slo`: the bounds this cell broke (empty: it met them all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo_breaches: Option<Vec<String>>,
     /// Measured seconds: the window after warm-up (to the last counted
     /// completion when a request budget ran out first, or to a stop).
     pub duration_s: f64,

@@ -167,6 +167,11 @@ pub fn run(
         scaling: Vec::new(),
         pipeline,
     };
+    if let Some(slo) = &plan.slo {
+        for c in &mut result.cells {
+            c.slo_breaches = Some(slo.breaches(c));
+        }
+    }
     if matches!(plan.load, LoadModel::Closed) {
         result.scaling = findings::usl_fits(&result);
     }

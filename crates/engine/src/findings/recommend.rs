@@ -11,14 +11,20 @@ const RECOMMEND_MAX_ERRORS: f64 = 0.01;
 /// among cells that failed at most 1% of requests and never stalled. None
 /// when every such cell is at the closed-loop ceiling (`pitfalls` must be
 /// in `result`): no strategy was the limit, so the run cannot rank them.
-/// Otherwise, why not.
+/// Otherwise, why not. With an SLO, the highest concurrency where some
+/// cell meets it, and only such cells.
 pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
+    let meets = |c: &&CellResult| c.slo_breaches.as_ref().is_none_or(|b| b.is_empty());
+    if result.cells.is_empty() {
+        return Err("no cells were run".into());
+    }
     let level = result
         .cells
         .iter()
+        .filter(meets)
         .map(|c| c.concurrency)
         .max()
-        .ok_or("no cells were run")?;
+        .ok_or("no cell meets the SLO (each cell's breaches are in the JSON's slo_breaches)")?;
     let at_level: Vec<&CellResult> = result
         .cells
         .iter()
@@ -29,7 +35,10 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
         .iter()
         .copied()
         .filter(|c| {
-            let why = if c.ok == 0 {
+            let broke = c.slo_breaches.as_deref().unwrap_or_default();
+            let why = if !broke.is_empty() {
+                Some(format!("breaks the SLO: {}", broke.join(", ")))
+            } else if c.ok == 0 {
                 Some("nothing succeeded".to_string())
             } else if c.error_rate() > RECOMMEND_MAX_ERRORS {
                 Some(format!("{:.0}% errors", c.error_rate() * 100.0))
@@ -46,7 +55,7 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
         .collect();
     if cells.is_empty() {
         return Err(format!(
-            "every cell at c={level} failed more than 1% of its requests or stalled ({})",
+            "every cell at c={level} broke the SLO, failed more than 1% of its requests or stalled ({})",
             refused.join(", ")
         ));
     }
