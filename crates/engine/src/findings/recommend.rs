@@ -54,8 +54,12 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
         })
         .collect();
     if cells.is_empty() {
+        let slo = match at_level.iter().any(|c| c.slo_breaches.is_some()) {
+            true => "broke the SLO, ",
+            false => "",
+        };
         return Err(format!(
-            "every cell at c={level} broke the SLO, failed more than 1% of its requests or stalled ({})",
+            "every cell at c={level} {slo}failed more than 1% of its requests or stalled ({})",
             refused.join(", ")
         ));
     }
