@@ -33,6 +33,38 @@ fn down_from_to(evidence: &str) -> (f64, f64) {
     (a, b)
 }
 
+/// `run` with pool:4, c=4 for `duration`, 1 s timeouts, on a thread.
+fn start_run(url: String, duration: &'static str) -> std::thread::JoinHandle<Value> {
+    std::thread::spawn(move || {
+        run_json(&[
+            "run",
+            &url,
+            "-s",
+            "pool:4",
+            "-c",
+            "4",
+            "-d",
+            duration,
+            "--warmup",
+            "0s",
+            "--timeout",
+            "1s",
+            "--connect-timeout",
+            "1s",
+        ])
+    })
+}
+
+/// Requests succeeded again in the cell's last buckets.
+fn recovered(c: &Value) {
+    let ok = c["timeline"]["ok"].as_array().unwrap();
+    let tail: u64 = ok[ok.len() - 8..ok.len() - 1]
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert!(tail > 0, "nothing after the restart: {ok:?}");
+}
+
 fn serve_on(port: u16) -> Child {
     let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
@@ -58,24 +90,7 @@ fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
         .port();
     let mut server = serve_on(port);
     let url = format!("http://127.0.0.1:{port}/");
-    let run = std::thread::spawn(move || {
-        run_json(&[
-            "run",
-            &url,
-            "-s",
-            "pool:4",
-            "-c",
-            "4",
-            "-d",
-            "5s",
-            "--warmup",
-            "0s",
-            "--timeout",
-            "1s",
-            "--connect-timeout",
-            "1s",
-        ])
-    });
+    let run = start_run(url, "5s");
     std::thread::sleep(Duration::from_millis(1500));
     server.kill().unwrap();
     server.wait().unwrap();
@@ -97,12 +112,7 @@ fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
     assert!(refused > 0, "{}", c["errors"]);
     assert!(refused + reset < 600, "a spin: {}", c["errors"]);
     // And the pool came back.
-    let ok = c["timeline"]["ok"].as_array().unwrap();
-    let tail: u64 = ok[ok.len() - 8..ok.len() - 1]
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert!(tail > 0, "nothing after the restart: {ok:?}");
+    recovered(c);
 }
 
 #[test]
@@ -110,24 +120,7 @@ fn a_database_that_goes_away_mid_run_is_counted_and_recovered_from() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let pg = OwnPostgres::start("outage");
     let url = pg.url.clone();
-    let run = std::thread::spawn(move || {
-        run_json(&[
-            "run",
-            &url,
-            "-s",
-            "pool:4",
-            "-c",
-            "4",
-            "-d",
-            "7s",
-            "--warmup",
-            "0s",
-            "--timeout",
-            "1s",
-            "--connect-timeout",
-            "1s",
-        ])
-    });
+    let run = start_run(url, "7s");
     std::thread::sleep(Duration::from_millis(1500));
     pg.stop();
     std::thread::sleep(Duration::from_secs(2));
@@ -171,24 +164,7 @@ fn a_redis_killed_and_restarted_is_an_outage_and_the_pool_recovers() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let redis = OwnRedis::redis("outage-redis");
     let url = redis.url.clone();
-    let run = std::thread::spawn(move || {
-        run_json(&[
-            "run",
-            &url,
-            "-s",
-            "pool:4",
-            "-c",
-            "4",
-            "-d",
-            "5s",
-            "--warmup",
-            "0s",
-            "--timeout",
-            "1s",
-            "--connect-timeout",
-            "1s",
-        ])
-    });
+    let run = start_run(url, "5s");
     std::thread::sleep(Duration::from_millis(1500));
     redis.stop();
     std::thread::sleep(Duration::from_millis(1500));
@@ -201,10 +177,5 @@ fn a_redis_killed_and_restarted_is_an_outage_and_the_pool_recovers() {
     assert!(evidence.contains("back at"), "{evidence}");
     let failed = c["errors"]["total"].as_u64().unwrap();
     assert!(failed > 0 && failed < 600, "a spin: {}", c["errors"]);
-    let ok = c["timeline"]["ok"].as_array().unwrap();
-    let tail: u64 = ok[ok.len() - 8..ok.len() - 1]
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .sum();
-    assert!(tail > 0, "nothing after the restart: {ok:?}");
+    recovered(c);
 }

@@ -46,24 +46,27 @@ pub(crate) async fn tcp_connect(
 /// waits on it. On a multi-thread runtime, whose one driver serves all its
 /// threads, nothing moves. `home` is the thread it was last moved to.
 pub(crate) fn follow(stream: &mut TcpStream, home: &mut Option<ThreadId>) -> io::Result<()> {
-    let here = std::thread::current().id();
-    if *home == Some(here) {
-        return Ok(());
-    }
-    match Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == RuntimeFlavor::CurrentThread => {}
-        _ => return Ok(()),
-    }
-    let fd = stream.as_fd().try_clone_to_owned()?;
-    *stream = TcpStream::from_std(std::net::TcpStream::from(fd))?;
-    *home = Some(here);
-    Ok(())
+    move_to_here(stream, home, |fd| {
+        TcpStream::from_std(std::net::TcpStream::from(fd))
+    })
 }
 
 /// [`follow`] for a Unix-domain socket.
 pub(crate) fn follow_unix(
     stream: &mut tokio::net::UnixStream,
     home: &mut Option<ThreadId>,
+) -> io::Result<()> {
+    move_to_here(stream, home, |fd| {
+        tokio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))
+    })
+}
+
+/// Registers `stream` again, from a duplicate of its descriptor made into
+/// a socket by `open`, with this thread's current-thread runtime.
+fn move_to_here<S: AsFd>(
+    stream: &mut S,
+    home: &mut Option<ThreadId>,
+    open: impl FnOnce(std::os::fd::OwnedFd) -> io::Result<S>,
 ) -> io::Result<()> {
     let here = std::thread::current().id();
     if *home == Some(here) {
@@ -73,8 +76,7 @@ pub(crate) fn follow_unix(
         Ok(h) if h.runtime_flavor() == RuntimeFlavor::CurrentThread => {}
         _ => return Ok(()),
     }
-    let fd = stream.as_fd().try_clone_to_owned()?;
-    *stream = tokio::net::UnixStream::from_std(std::os::unix::net::UnixStream::from(fd))?;
+    *stream = open(stream.as_fd().try_clone_to_owned()?)?;
     *home = Some(here);
     Ok(())
 }
