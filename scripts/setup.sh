@@ -9,15 +9,19 @@ if ! command -v cargo >/dev/null; then
     . "$HOME/.cargo/env"
 fi
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
-# Tests drive a server written with Python's standard library
-# (crates/cli/tests/support/recording_server.py).
 sudo=sudo
 [ "$(id -u)" = 0 ] && sudo=
-# The HTML report is checked in a real browser, headless.
-if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+# The HTML report is checked in a real browser, headless; scripts/services.sh
+# makes the test servers' certificates with openssl.
+want=()
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want+=(chromium)
+command -v openssl >/dev/null || want+=(openssl)
+if [ ${#want[@]} -gt 0 ]; then
     $sudo apt-get update -q >/dev/null
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null
 fi
+# Tests drive a server written with Python's standard library
+# (crates/cli/tests/support/recording_server.py).
 if ! command -v python3 >/dev/null; then
     $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3 >/dev/null
 fi
