@@ -304,7 +304,7 @@ pub(crate) struct RunArgs {
     pub(crate) slo: Option<poolbench_engine::Slo>,
 
     /// Also write the result to FILE, in the format its extension names
-    /// (.json, .html, .csv, .txt); repeat to write several.
+    /// (.json, .html, .csv, .md, .txt); repeat to write several.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Vec<PathBuf>,
 
@@ -348,6 +348,8 @@ pub(crate) enum Format {
     Html,
     /// One row per cell.
     Csv,
+    /// The tables of pool experiments, to paste.
+    Markdown,
 }
 
 #[derive(Args, Debug)]

@@ -20,8 +20,9 @@ pub(crate) fn format_of(path: &Path) -> Result<Format, Failure> {
         Some("html" | "htm") => Ok(Format::Html),
         Some("csv") => Ok(Format::Csv),
         Some("txt") => Ok(Format::Text),
+        Some("md" | "markdown") => Ok(Format::Markdown),
         _ => Err(Failure::input(format!(
-            "-o {}: the extension names the format: .json, .html, .csv or .txt",
+            "-o {}: the extension names the format: .json, .html, .csv, .md or .txt",
             path.display()
         ))),
     }
@@ -34,6 +35,7 @@ pub(crate) fn render(format: Format, result: &RunResult) -> String {
         Format::Json => poolbench_report::render_json(result) + "\n",
         Format::Html => poolbench_report::render_html(result),
         Format::Csv => poolbench_report::render_csv(result),
+        Format::Markdown => poolbench_report::render_markdown(result),
     }
 }
 

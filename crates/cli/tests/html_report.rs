@@ -111,6 +111,22 @@ fn the_html_report_draws_every_chart_in_chromium() {
         .unwrap();
     assert!(again.status.success());
     assert_eq!(again.stdout, std::fs::read(&html).unwrap());
+
+    // And as Markdown: a comparison per concurrency and the pool grid.
+    let md = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", "markdown"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("### c=4") && md.contains("| strategy | req/s |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| pool:2 |") && md.contains("by pool size × concurrency"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -120,5 +136,5 @@ fn an_output_with_an_unknown_extension_is_refused_before_any_load() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains(".json, .html, .csv or .txt"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".json, .html, .csv, .md or .txt"));
 }

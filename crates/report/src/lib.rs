@@ -8,6 +8,7 @@ mod csv;
 mod format;
 mod grid;
 mod html;
+mod markdown;
 mod open;
 mod table;
 
@@ -19,6 +20,7 @@ pub use compare::{
 pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
+pub use markdown::render_markdown;
 
 /// The text report: per concurrency a table of strategies by throughput,
 /// then a pool size × concurrency grid per sized strategy.
