@@ -6,8 +6,8 @@ use common::*;
 use poolbench_engine::{Arrival, CellResult, LoadModel};
 use std::time::Duration;
 
-fn open_cell(rate: f64, max_inflight: usize) -> CellResult {
-    let result = quick_run(delay("1ms"), "pool:100", &[max_inflight], |p| {
+fn open_cell(pool: &str, rate: f64, max_inflight: usize) -> CellResult {
+    let result = quick_run(delay("1ms"), pool, &[max_inflight], |p| {
         p.load = LoadModel::Open {
             rate,
             arrival: Arrival::Constant,
@@ -18,13 +18,13 @@ fn open_cell(rate: f64, max_inflight: usize) -> CellResult {
     result.cells[0].clone()
 }
 
-/// 3,000 req/s at a 1 ms server needs about 3 connections of the 100, with
+/// 3,000 req/s at a 1 ms server needs about 3 connections of the 1,000, with
 /// an in-flight cap of 10,000. The engine once ran one sender per in-flight
 /// slot, each with its own growing histograms: page zeroing stalled the
 /// load threads, and checkout waits reached a second (1.07 s p99 here).
 #[test]
 fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
-    let c = open_cell(3000.0, 10_000);
+    let c = open_cell("pool:1000", 3000.0, 10_000);
     let service_us = c
         .server
         .and_then(|s| s.mean_service_us())
@@ -37,7 +37,7 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
     // guards against (1.07 s).
     assert!(
         c.checkout_wait_us.p90 < 1_000.0,
-        "checkout wait p90 {} µs with ~3 of 100 connections needed",
+        "checkout wait p90 {} µs with ~3 of 1,000 connections needed",
         c.checkout_wait_us.p90
     );
     assert!(
@@ -67,9 +67,12 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
         c.achieved_rate
     );
     // Senders are not parked ahead of time: connections follow the need
-    // (the old engine opened all 100 at once).
+    // (the old engine opened the whole pool at once). A stall of the shared
+    // machine queues requests and opens connections: 33 ms at 3,000 req/s
+    // fills 100 (CI saw all 100 of a pool:100 open once), so the pool is
+    // 1,000 and only a third of a second's stall would fill half of it.
     assert!(
-        c.connections.peak_open < 100,
+        c.connections.peak_open < 500,
         "{} connections open at peak",
         c.connections.peak_open
     );
@@ -77,7 +80,7 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
 
 #[test]
 fn the_pacers_send_lag_is_reported() {
-    let c = open_cell(2000.0, 1000);
+    let c = open_cell("pool:100", 2000.0, 1000);
     let lag = c
         .send_lag_us
         .expect("open-loop cells report their send lag");
