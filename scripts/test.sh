@@ -13,4 +13,4 @@ trap cleanup EXIT
 scripts/services.sh start "$services_dir" all
 # shellcheck disable=SC1091
 . "$services_dir/env"
-cargo test --workspace --locked "$@"
+cargo test --workspace --locked --no-fail-fast "$@"
