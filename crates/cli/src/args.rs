@@ -33,6 +33,24 @@ pub(crate) enum Command {
     /// Merge results of the same plan run by several processes or machines
     /// at once: histograms added, counts and throughput summed.
     Merge(MergeArgs),
+    /// Print the JSON Schema of a result (`run -o FILE.json`, `merge`,
+    /// `report --format json`) or of a comparison (`compare --format json`).
+    Schema(SchemaArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct SchemaArgs {
+    /// Which document.
+    #[arg(value_enum, default_value_t = SchemaOf::Result)]
+    pub(crate) of: SchemaOf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SchemaOf {
+    /// What `run`, `merge` and `report` write as JSON.
+    Result,
+    /// What `compare --format json` prints.
+    Comparison,
 }
 
 #[derive(Args, Debug)]
@@ -76,6 +94,9 @@ pub(crate) struct ReportArgs {
     /// Also write it to FILE, in the format its extension names; repeat.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub(crate) views: ViewArgs,
 }
 
 /// The HTTP/2 client of `h2c://` targets.
@@ -312,6 +333,9 @@ pub(crate) struct RunArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
 
+    #[command(flatten)]
+    pub(crate) views: ViewArgs,
+
     /// No progress bar.
     #[arg(short, long)]
     pub(crate) quiet: bool,
@@ -336,6 +360,22 @@ pub(crate) enum ArrivalArg {
     Constant,
     /// Exponential gaps.
     Poisson,
+}
+
+/// HDR views of each cell's latency.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct ViewArgs {
+    /// Text: print each cell's latency percentile spectrum (as wrk2
+    /// --latency prints it: p50 … p99.999, then the detailed spectrum).
+    #[arg(long)]
+    pub(crate) latency: bool,
+
+    /// Write one HdrHistogram interval log per cell into DIR (latency per
+    /// second of the measured window, V2 compressed, as HdrHistogram's
+    /// HistogramLogProcessor reads). `report` can write them again from a
+    /// result saved by a run that asked for them.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) hdr_log: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

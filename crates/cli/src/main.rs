@@ -56,8 +56,10 @@ fn report(a: args::ReportArgs) -> Result<(), Failure> {
         ))
     })?;
     output::check(&a.output)?;
+    output::check_hdr_dir(&a.views)?;
     output::write_all(&a.output, &result)?;
-    print!("{}", output::render(a.format, &result));
+    output::write_hdr_logs(&a.views, &result)?;
+    print!("{}", output::render(a.format, &result, &a.views));
     Ok(())
 }
 
@@ -71,7 +73,10 @@ fn merge(a: args::MergeArgs) -> Result<(), Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let merged = poolbench_engine::merge(&parts).map_err(Failure::input)?;
     output::write_all(&a.output, &merged)?;
-    print!("{}", output::render(a.format, &merged));
+    print!(
+        "{}",
+        output::render(a.format, &merged, &args::ViewArgs::default())
+    );
     Ok(())
 }
 
@@ -103,6 +108,17 @@ fn main() -> ExitCode {
         args::Command::Report(a) => report(a),
         args::Command::Compare(a) => compare_cmd::compare(a),
         args::Command::Merge(a) => merge(a),
+        args::Command::Schema(a) => {
+            let schema = match a.of {
+                args::SchemaOf::Result => poolbench_engine::result_schema(),
+                args::SchemaOf::Comparison => poolbench_report::comparison_schema(),
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&schema).expect("a schema serializes")
+            );
+            Ok(())
+        }
     };
     match outcome {
         // Stopped by a signal, results kept: 130 (SIGINT) or 143 (SIGTERM).

@@ -1,6 +1,6 @@
 //! Where a result goes: stdout in `--format`, and each `-o FILE` in the
 //! format its extension names, written atomically.
-use crate::args::Format;
+use crate::args::{Format, ViewArgs};
 use crate::Failure;
 use poolbench_engine::RunResult;
 use std::path::{Path, PathBuf};
@@ -28,9 +28,20 @@ pub(crate) fn format_of(path: &Path) -> Result<Format, Failure> {
     }
 }
 
-/// The result in `format`.
-pub(crate) fn render(format: Format, result: &RunResult) -> String {
+/// The result in `format`; text with each cell's spectrum when `views`
+/// asks for it.
+pub(crate) fn render(format: Format, result: &RunResult, views: &ViewArgs) -> String {
     match format {
+        Format::Text if views.latency => {
+            let mut text = poolbench_report::render_text(result);
+            for cell in &result.cells {
+                match poolbench_report::render_spectrum(cell) {
+                    Ok(s) => text.push_str(&s),
+                    Err(e) => text.push_str(&format!("\n  {}: {e}\n", cell.strategy)),
+                }
+            }
+            text
+        }
         Format::Text => poolbench_report::render_text(result),
         Format::Json => poolbench_report::render_json(result) + "\n",
         Format::Html => poolbench_report::render_html(result),
@@ -49,10 +60,42 @@ pub(crate) fn check(outputs: &[PathBuf]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `--hdr-log DIR` can hold the logs: created now, before any load.
+pub(crate) fn check_hdr_dir(views: &ViewArgs) -> Result<(), Failure> {
+    let Some(dir) = &views.hdr_log else {
+        return Ok(());
+    };
+    let bad = |e: std::io::Error| Failure::input(format!("--hdr-log {}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(bad)?;
+    check_writable(&dir.join("probe.hlog"))
+}
+
+/// Each cell's interval log into `--hdr-log DIR`.
+pub(crate) fn write_hdr_logs(views: &ViewArgs, result: &RunResult) -> Result<(), Failure> {
+    let Some(dir) = &views.hdr_log else {
+        return Ok(());
+    };
+    if !result.config.hdr_intervals {
+        return Err(Failure::input(
+            "--hdr-log: this result holds no latency per second (its run did not ask for --hdr-log)",
+        ));
+    }
+    for (i, cell) in result.cells.iter().enumerate() {
+        let Some(log) = poolbench_report::render_hdr_log(cell) else {
+            continue;
+        };
+        let path = dir.join(poolbench_report::hdr_log_name(i, cell));
+        let bytes = log.map_err(Failure::runtime)?;
+        write_atomic(&path, &bytes)
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
 /// Writes each `-o`.
 pub(crate) fn write_all(outputs: &[PathBuf], result: &RunResult) -> Result<(), Failure> {
     for path in outputs {
-        let text = render(format_of(path)?, result);
+        let text = render(format_of(path)?, result, &ViewArgs::default());
         write_atomic(path, &text)
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
@@ -84,7 +127,7 @@ fn check_writable(path: &Path) -> Result<(), Failure> {
 
 /// Writes `text` to a temporary file beside `path`, then renames it over
 /// `path`: a crash leaves the old file or the whole new one, never half.
-fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
     let tmp = temp_path(path);
     let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {

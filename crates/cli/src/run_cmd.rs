@@ -38,6 +38,12 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     let plan = plan(&a, target, embedded);
     plan.validate().map_err(Failure::input)?;
     crate::output::check(&a.output)?;
+    crate::output::check_hdr_dir(&a.views)?;
+    if a.views.hdr_log.is_some() && matches!(plan.load, LoadModel::Batch { .. }) {
+        return Err(Failure::input(
+            "--hdr-log: batches are timed per batch, not per second; run without --batch",
+        ));
+    }
     crate::limits::check_memory(&plan)?;
     crate::limits::check(&plan, embedded, crate::limits::raise())?;
 
@@ -69,7 +75,8 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     }
 
     crate::output::write_all(&a.output, &result)?;
-    print!("{}", crate::output::render(a.format, &result));
+    crate::output::write_hdr_logs(&a.views, &result)?;
+    print!("{}", crate::output::render(a.format, &result, &a.views));
     slo_verdict(&result)
 }
 
@@ -129,6 +136,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.nested = a.nested;
     plan.pipeline = a.pipeline;
     plan.slo = a.slo.clone();
+    plan.hdr_intervals = a.views.hdr_log.is_some();
     plan.target_options = TargetOptions {
         http_version: match (a.http1, a.http2) {
             (true, _) => HttpVersion::Http1,

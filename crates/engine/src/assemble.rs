@@ -35,6 +35,7 @@ pub(crate) fn cell_result(
     let (mut unfinished, mut opened_during, mut reopened, mut generator_cpu) =
         (0, 0, 0, None::<f64>);
     let mut stalls = Vec::new();
+    let mut latency_intervals = Vec::new();
     let mut machine_cpu = None::<f64>;
     let reps = runs.len();
     let (timeline, idle_at_end) = runs
@@ -58,6 +59,7 @@ pub(crate) fn cell_result(
             (a, b) => a.or(b),
         };
         stalls.extend(o.stalls.iter().copied());
+        latency_intervals.extend(o.intervals.iter().cloned());
         machine_cpu = match (machine_cpu, o.machine_cpu) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
@@ -173,5 +175,6 @@ pub(crate) fn cell_result(
         timeline,
         stalls,
         histograms: Histograms::of(&r, &hiccups, open),
+        latency_intervals,
     }
 }

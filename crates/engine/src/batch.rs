@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One timed sample: a batch, or a repetition of a whole cell.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Sample {
     pub throughput_rps: f64,
     pub p99_us: f64,
@@ -46,7 +46,7 @@ pub(crate) async fn run<T: Target>(
         let left = Arc::new(AtomicU64::new(size));
         let sample_start = Instant::now();
         // One recorder per load thread, not per sender (see `shards`).
-        let shards = Arc::new(Shards::new(threads));
+        let shards = Arc::new(Shards::new(threads, false));
         let tasks: Vec<_> = (0..concurrency)
             .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), shards.clone())))
             .collect();

@@ -1,5 +1,6 @@
 //! One run of one grid cell: a fresh strategy, the load model's workers,
 //! and what they recorded.
+use crate::intervals::LatencyInterval;
 use crate::batch::{self, Sample};
 use crate::checkout::Checkout;
 use crate::closed;
@@ -50,6 +51,8 @@ pub(crate) struct CellOutcome {
     pub(crate) interrupted: bool,
     /// Requests sent again because the server never processed them.
     pub(crate) resent: u64,
+    /// Latency per second of the measured window (`--hdr-log`).
+    pub(crate) intervals: Vec<LatencyInterval>,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -91,7 +94,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         })
     };
 
-    let shards = Arc::new(Shards::new(plan.threads));
+    let shards = Arc::new(Shards::new(plan.threads, plan.hdr_intervals));
     let hiccups = HiccupMeter::start(measure_from, end);
     let hard_stop = tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN));
     let mut unfinished = 0;
@@ -184,6 +187,11 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         samples = b.samples;
         measured = b.measured;
     }
+    let intervals = recorder
+        .intervals
+        .take()
+        .map(|iv| iv.finish(measure_from, measured))
+        .unwrap_or_default();
     let resent = shared.resent.load(std::sync::atomic::Ordering::Relaxed);
     let wall = origin.elapsed().as_secs_f64();
     let generator_cpu = match (cpu_before, process_cpu()) {
@@ -219,5 +227,6 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         opened_in_warmup_by,
         interrupted: interrupted_at.is_some(),
         resent,
+        intervals,
     })
 }

@@ -80,7 +80,13 @@ impl<T: Target> Shared<T> {
             return Window::Outside;
         }
         match outcome {
-            Ok(t) => rec.success(t, latency),
+            Ok(t) => {
+                rec.success(t, latency);
+                if let Some(iv) = &mut rec.intervals {
+                    let second = done.saturating_duration_since(self.measure_from).as_secs();
+                    iv.record(second as u32, latency.as_nanos() as u64);
+                }
+            }
             Err(kind) => rec.error(kind),
         }
         rec.last_done = Some(done);

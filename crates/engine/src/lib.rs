@@ -13,6 +13,7 @@ mod exchange;
 mod findings;
 mod hiccup;
 pub mod interrupt;
+mod intervals;
 mod load;
 mod machine;
 mod merge;
@@ -31,6 +32,7 @@ mod threads;
 mod timeline;
 
 pub use batch::Sample;
+pub use intervals::LatencyInterval;
 pub use findings::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
@@ -39,7 +41,9 @@ pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan, PlanError};
 pub use probe::{DbPoolCounters, ServerCounters, ServerProbe};
 pub use record::{decode_histogram, encode_histogram, Summary};
-pub use result::{CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION};
+pub use result::{
+    result_schema, CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION,
+};
 pub use runner::{run, EngineError, Events, NoEvents};
 pub use slo::Slo;
 pub use stats::mean_ci95;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 /// How requests are issued.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "model", rename_all = "snake_case")]
 pub enum LoadModel {
     /// c workers, each: acquire, request, release, again.
@@ -23,7 +23,7 @@ pub enum LoadModel {
 }
 
 /// Gaps between open-loop arrivals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrival {
     /// Evenly spaced.

@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The machine a result was measured on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Machine {
     /// Logical CPUs available to the process.
     pub cores: usize,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 /// Everything one run does. Serialized into the result as its config.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Plan {
     /// Where the load goes.
     pub target: TargetSpec,
@@ -21,17 +21,21 @@ pub struct Plan {
     pub pool_sizes: Vec<usize>,
     /// Measured time per cell (an upper bound when `requests` is set).
     #[serde(with = "humantime_serde_compat")]
+    #[schemars(with = "String")]
     pub duration: Duration,
     /// Time per cell before measuring; connections opened in it are kept.
     #[serde(with = "humantime_serde_compat")]
+    #[schemars(with = "String")]
     pub warmup: Duration,
     /// Measured requests per cell; `None`: run for `duration`.
     pub requests: Option<u64>,
     /// Per-request timeout (after checkout).
     #[serde(with = "humantime_serde_compat")]
+    #[schemars(with = "String")]
     pub timeout: Duration,
     /// Connect timeout.
     #[serde(with = "humantime_serde_compat")]
+    #[schemars(with = "String")]
     pub connect_timeout: Duration,
     /// Pool settings (checkout timeout, lifetimes).
     pub pool: PoolConfig,
@@ -50,6 +54,10 @@ pub struct Plan {
     /// Bounds a cell must meet to be recommended (`--slo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<crate::slo::Slo>,
+    /// Keep each cell's latency per second of the measured window (for
+    /// HdrHistogram interval logs, `--hdr-log`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hdr_intervals: bool,
 }
 
 /// A plan that cannot run.
@@ -135,6 +143,7 @@ impl Plan {
             nested: false,
             pipeline: None,
             slo: None,
+            hdr_intervals: false,
         }
     }
 

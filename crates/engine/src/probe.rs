@@ -2,7 +2,7 @@ use serde::{Deserialize, Serialize};
 
 /// The target server's own counters for one cell: ground truth for what the
 /// load generator achieved.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerCounters {
     pub connections_accepted: u64,
     pub connections_open: u64,
@@ -17,7 +17,7 @@ pub struct ServerCounters {
 }
 
 /// A service's own database pool, as its stats endpoint reports it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct DbPoolCounters {
     /// Connections the pool keeps.

@@ -1,5 +1,6 @@
 //! Recording into HDR histograms (one recorder per load thread, see
 //! `shards`), merged once per cell.
+use crate::intervals::Intervals;
 use crate::timeline::{bucket, Counts};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
@@ -59,6 +60,8 @@ pub(crate) struct Recorder {
     /// was sent (the pacer's own error).
     pub(crate) send_lag: Histogram<u64>,
     pub(crate) counts: Counts,
+    /// Latency per second of the measured window, when asked for.
+    pub(crate) intervals: Option<Intervals>,
 }
 
 /// One exchange's timings: checkout wait, connect (if the checkout opened
@@ -90,6 +93,15 @@ impl Recorder {
             dropped: 0,
             send_lag: new_histogram(),
             counts: Counts::default(),
+            intervals: None,
+        }
+    }
+
+    /// A recorder that also keeps latency per second (`--hdr-log`).
+    pub(crate) fn with_intervals(intervals: bool) -> Self {
+        Recorder {
+            intervals: intervals.then(Intervals::new),
+            ..Recorder::new()
         }
     }
 
@@ -142,11 +154,14 @@ impl Recorder {
         self.dropped += other.dropped;
         let _ = self.send_lag.add(&other.send_lag);
         self.counts.merge(&other.counts);
+        if let Some(o) = &other.intervals {
+            self.intervals.get_or_insert_with(Intervals::new).merge(o);
+        }
     }
 }
 
 /// A latency distribution in microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub count: u64,
     pub p50: f64,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 pub const SCHEMA_VERSION: u32 = 1;
 
 /// Everything one `poolbench run` measured.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunResult {
     pub schema_version: u32,
     /// The target URL, or `embedded` details.
@@ -46,7 +46,7 @@ pub struct RunResult {
 }
 
 /// One strategy at one concurrency.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CellResult {
     pub strategy: String,
     /// Closed-loop workers; for the open loop, the cap on requests in flight.
@@ -149,10 +149,14 @@ pub struct CellResult {
     /// Stretches with requests in flight and no success (any run).
     pub stalls: Vec<Stall>,
     pub histograms: Histograms,
+    /// With `--hdr-log`: latency per second of the measured window, every
+    /// run of the cell, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_intervals: Vec<crate::intervals::LatencyInterval>,
 }
 
 /// Errors counted by kind.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Errors {
     pub total: u64,
     pub by_kind: BTreeMap<String, u64>,
@@ -162,7 +166,7 @@ pub struct Errors {
 }
 
 /// Client-side connection counts over the cell (warm-up included).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Connections {
     pub opened: u64,
     pub closed: u64,
@@ -179,7 +183,7 @@ pub struct Connections {
 }
 
 /// Raw histograms (nanoseconds, HdrHistogram V2, base64) for exact merging.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Histograms {
     pub latency_ns: String,
     pub checkout_wait_ns: String,
@@ -228,4 +232,14 @@ impl CellResult {
             self.errors.total as f64 / self.requests as f64
         }
     }
+}
+
+/// The JSON Schema of a [`RunResult`] (what `poolbench schema` prints),
+/// for this [`SCHEMA_VERSION`]: its `schema_version` is held to it.
+pub fn result_schema() -> serde_json::Value {
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(RunResult)).expect("a schema serializes");
+    schema["title"] = format!("poolbench result, schema version {SCHEMA_VERSION}").into();
+    schema["properties"]["schema_version"]["const"] = SCHEMA_VERSION.into();
+    schema
 }

@@ -20,11 +20,14 @@ pub(crate) struct Shards {
 }
 
 impl Shards {
-    /// Enough slots for `threads` load threads (and the odd other thread).
-    pub(crate) fn new(threads: usize) -> Self {
+    /// Enough slots for `threads` load threads (and the odd other thread);
+    /// with `intervals`, each also keeps latency per second.
+    pub(crate) fn new(threads: usize, intervals: bool) -> Self {
         let n = (threads.max(1) * 2).next_power_of_two();
         Shards {
-            slots: (0..n).map(|_| Mutex::new(Recorder::new())).collect(),
+            slots: (0..n)
+                .map(|_| Mutex::new(Recorder::with_intervals(intervals)))
+                .collect(),
         }
     }
 

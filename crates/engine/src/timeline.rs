@@ -69,7 +69,7 @@ impl Counts {
 }
 
 /// A cell's activity over time, from the start of its warm-up.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Timeline {
     /// Width of each bucket in milliseconds.
     pub bucket_ms: u64,
@@ -84,7 +84,7 @@ pub struct Timeline {
 }
 
 /// A time when requests were in flight and none succeeded.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Stall {
     /// Seconds from the start of the measured window.
     pub start_s: f64,

@@ -2,18 +2,21 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Settings shared by every strategy. Each field states its default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct PoolConfig {
     /// Longest wait for a connection, including connecting. Default 30 s.
     #[serde(with = "crate::config::millis")]
+    #[schemars(with = "u64")]
     pub checkout_timeout: Duration,
     /// Idle connections older than this are closed. Default 10 min; `None` never.
     #[serde(with = "crate::config::opt_millis")]
+    #[schemars(with = "Option<u64>")]
     pub idle_timeout: Option<Duration>,
     /// Connections are closed this long after opening, give or take
     /// `lifetime_jitter`. Default 30 min; `None` never.
     #[serde(with = "crate::config::opt_millis")]
+    #[schemars(with = "Option<u64>")]
     pub max_lifetime: Option<Duration>,
     /// Fraction by which each connection's lifetime is randomly shortened or
     /// lengthened, so that connections opened together do not expire
@@ -22,6 +25,7 @@ pub struct PoolConfig {
     /// How long an overflow connection (`elastic:N+M`) may stay idle before
     /// it is closed. Default 1 s.
     #[serde(with = "crate::config::millis")]
+    #[schemars(with = "u64")]
     pub overflow_grace: Duration,
     /// Connections [`Strategy::prefill`](crate::Strategy::prefill) opens
     /// ahead of demand (capped at what the strategy keeps idle). Default 0.

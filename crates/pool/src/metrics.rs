@@ -108,7 +108,7 @@ impl Metrics {
 }
 
 /// A copy of a strategy's counters at one moment.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MetricsSnapshot {
     /// Leases handed out.
     pub checkouts: u64,

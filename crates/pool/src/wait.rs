@@ -43,7 +43,7 @@ impl WaitHistogram {
 
 /// Checkout waits so far. `buckets[i]` counts waits below 2^i ns (and at
 /// least 2^(i-1) ns).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WaitStats {
     pub buckets: Vec<u64>,
     pub total_ns: u64,

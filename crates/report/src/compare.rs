@@ -7,7 +7,7 @@ use poolbench_engine::{CellResult, RunResult};
 use serde::Serialize;
 
 /// One matched cell.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct CellChange {
     pub strategy: String,
     pub concurrency: usize,
@@ -27,7 +27,7 @@ pub struct CellChange {
 }
 
 /// The comparison.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     pub base: String,
     pub new: String,
@@ -284,4 +284,12 @@ mod tests {
         assert!(parse_bounds("p99=1").is_err());
         assert!(parse_bounds("p99>x%").is_err());
     }
+}
+
+/// The JSON Schema of a [`Comparison`] (`poolbench schema comparison`).
+pub fn comparison_schema() -> serde_json::Value {
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(Comparison)).expect("a schema serializes");
+    schema["title"] = "poolbench comparison".into();
+    schema
 }

@@ -1,45 +1,90 @@
-//! CSV: one row per cell, header included, the cell's main figures.
+//! CSV: one row per cell with every figure of the JSON cell, header
+//! included. Nested objects become dotted columns (`latency_us.p99`,
+//! `errors.by_kind.timeout`); lists (stalls, samples, SLO breaches) are one
+//! column holding their JSON. The raw data behind the figures, the encoded
+//! histograms and the per-100 ms timeline, stay in the JSON.
 use poolbench_engine::RunResult;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
-const HEADER: &str = "strategy,concurrency,pool_size,connection_cap,model,reps,interrupted,duration_s,requests,ok,errors,error_rate,throughput_rps,latency_mean_us,latency_p50_us,latency_p90_us,latency_p99_us,latency_p999_us,latency_max_us,checkout_wait_p99_us,request_mean_us,connections_opened,connections_peak_open,resent";
+/// The columns that name a cell, first; the rest follow by name.
+const KEY: [&str; 6] = [
+    "strategy",
+    "concurrency",
+    "pool_size",
+    "connection_cap",
+    "model",
+    "reps",
+];
+
+/// Left out: raw data, not figures.
+const RAW: [&str; 3] = ["histograms", "timeline", "latency_intervals"];
 
 /// The cells as CSV.
 pub fn render_csv(result: &RunResult) -> String {
-    let mut out = String::from(HEADER);
+    let rows: Vec<BTreeMap<String, String>> = result
+        .cells
+        .iter()
+        .map(|c| {
+            let mut row = BTreeMap::new();
+            let value = serde_json::to_value(c).expect("a cell always serializes");
+            flatten("", &value, &mut row);
+            row
+        })
+        .collect();
+    let mut columns: Vec<String> = KEY.iter().map(|k| k.to_string()).collect();
+    let mut rest: Vec<&String> = rows.iter().flat_map(|r| r.keys()).collect();
+    rest.sort();
+    rest.dedup();
+    columns.extend(
+        rest.into_iter()
+            .filter(|k| !KEY.contains(&k.as_str()))
+            .cloned(),
+    );
+    let mut out = columns
+        .iter()
+        .map(|c| quote(c))
+        .collect::<Vec<_>>()
+        .join(",");
     out.push('\n');
-    let opt = |v: Option<usize>| v.map(|n| n.to_string()).unwrap_or_default();
-    for c in &result.cells {
-        let l = &c.latency_us;
-        let row = [
-            quote(&c.strategy),
-            c.concurrency.to_string(),
-            opt(c.pool_size),
-            opt(c.connection_cap),
-            c.model.clone(),
-            c.reps.to_string(),
-            c.interrupted.to_string(),
-            c.duration_s.to_string(),
-            c.requests.to_string(),
-            c.ok.to_string(),
-            c.errors.total.to_string(),
-            c.error_rate().to_string(),
-            c.throughput_rps.to_string(),
-            l.mean.to_string(),
-            l.p50.to_string(),
-            l.p90.to_string(),
-            l.p99.to_string(),
-            l.p999.to_string(),
-            l.max.to_string(),
-            c.checkout_wait_us.p99.to_string(),
-            c.request_us.mean.to_string(),
-            c.connections.opened.to_string(),
-            c.connections.peak_open.to_string(),
-            c.resent.to_string(),
-        ];
-        out.push_str(&row.join(","));
+    for row in &rows {
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|c| row.get(c).map(|v| quote(v)).unwrap_or_default())
+            .collect();
+        out.push_str(&cells.join(","));
         out.push('\n');
     }
     out
+}
+
+fn flatten(prefix: &str, value: &Value, row: &mut BTreeMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if prefix.is_empty() && RAW.contains(&k.as_str()) {
+                    continue;
+                }
+                let key = match prefix.is_empty() {
+                    true => k.clone(),
+                    false => format!("{prefix}.{k}"),
+                };
+                flatten(&key, v, row);
+            }
+        }
+        Value::Null => {
+            row.insert(prefix.to_string(), String::new());
+        }
+        Value::String(s) => {
+            row.insert(prefix.to_string(), s.clone());
+        }
+        Value::Array(_) => {
+            row.insert(prefix.to_string(), value.to_string());
+        }
+        other => {
+            row.insert(prefix.to_string(), other.to_string());
+        }
+    }
 }
 
 fn quote(s: &str) -> String {

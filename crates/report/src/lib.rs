@@ -10,17 +10,19 @@ mod grid;
 mod html;
 mod markdown;
 mod open;
+mod spectrum;
 mod table;
 
 use poolbench_engine::{LoadModel, RunResult};
 
 pub use compare::{
-    compare, parse_bounds, render_comparison, violations, Bound, CellChange, Comparison,
+    compare, comparison_schema, parse_bounds, render_comparison, violations, Bound, CellChange, Comparison,
 };
 pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
 pub use markdown::render_markdown;
+pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 
 /// The text report: per concurrency a table of strategies by throughput,
 /// then a pool size × concurrency grid per sized strategy.

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Settings for the target's protocol, from the command line. Every field
 /// has a default, so a plan written before a field existed still loads.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct TargetOptions {
     /// `https://`: which HTTP version to ask for by ALPN (default: either,
@@ -38,7 +38,7 @@ pub struct TargetOptions {
 }
 
 /// The gRPC call, as the command line gives it.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct GrpcOptions {
     /// `.proto` files describing the method. Empty: the built-in Greeter's,
@@ -65,7 +65,7 @@ impl GrpcOptions {
 
 /// The HTTP request, as the command line gives it. Placeholders `{seq}`
 /// and `{random:A..B}` may appear in the path, a header value or the body.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct HttpRequestOptions {
     /// `None`: GET.
@@ -129,7 +129,7 @@ impl TargetOptions {
 }
 
 /// The HTTP version an `https://` target asks the server for by ALPN.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HttpVersion {
     /// Offer `h2` and `http/1.1`; the server picks.

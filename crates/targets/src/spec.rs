@@ -5,7 +5,7 @@ use std::str::FromStr;
 use thiserror::Error;
 
 /// A target as the user named it, parsed and resolved.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetSpec {
     /// The URL as given.
     pub url: String,

@@ -30,7 +30,7 @@ pub use recommend::recommend;
 pub use scaling::{usl_fits, UslFit};
 
 /// One reason not to trust (part of) a run, with its evidence.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pitfall {
     /// Stable name, one of [`CHECKS`]' ids.
     pub id: String,
@@ -43,7 +43,7 @@ pub struct Pitfall {
 }
 
 /// The strategy and pool size to use.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Recommendation {
     pub strategy: String,
     pub pool_size: Option<usize>,

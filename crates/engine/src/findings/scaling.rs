@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 pub const USL_MIN_LEVELS: usize = 4;
 
 /// The Universal Scalability Law fitted to one strategy's closed-loop cells.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct UslFit {
     pub strategy: String,
     /// Throughput of one worker alone (req/s).

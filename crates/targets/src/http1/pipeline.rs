@@ -11,7 +11,7 @@ use tokio::net::TcpStream;
 const ROUNDS: usize = 20;
 
 /// What the probe saw.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PipelineProbe {
     /// Requests sent ahead per round.
     pub depth: usize,
