@@ -77,9 +77,14 @@ pub(crate) struct CompareArgs {
     /// errors in percentage points).
     #[arg(long, value_name = "BOUNDS")]
     pub(crate) fail_if: Option<String>,
-    /// text or json.
+    /// What to print on stdout: text, json, markdown or html (csv is
+    /// refused).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
+    /// Also write the comparison to FILE, in the format its extension
+    /// names (.txt, .json, .md, .html); repeat.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -1,12 +1,30 @@
 //! `poolbench compare BASE.json NEW.json`: two saved results, cell by cell.
 use crate::args::{CompareArgs, Format};
 use crate::Failure;
+use poolbench_report::Comparison;
 
 pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     let bounds = match &a.fail_if {
         Some(text) => poolbench_report::parse_bounds(text).map_err(Failure::input)?,
         None => Vec::new(),
     };
+    if a.format == Format::Csv {
+        return Err(Failure::input(
+            "compare --format: text, json, markdown or html (a comparison has no CSV)",
+        ));
+    }
+    let formats = a
+        .output
+        .iter()
+        .map(|p| match crate::output::format_of(p)? {
+            Format::Csv => Err(Failure::input(format!(
+                "-o {}: a comparison is written as .txt, .json, .md or .html",
+                p.display()
+            ))),
+            f => Ok(f),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::output::check(&a.output)?;
     let base = crate::output::load(&a.base)?;
     let new = crate::output::load(&a.new)?;
     let c = poolbench_report::compare(&base, &new);
@@ -17,13 +35,11 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
             a.new.display()
         )));
     }
-    match a.format {
-        Format::Json => println!(
-            "{}",
-            serde_json::to_string_pretty(&c).expect("a comparison serializes")
-        ),
-        _ => print!("{}", poolbench_report::render_comparison(&c)),
+    for (path, format) in a.output.iter().zip(formats) {
+        crate::output::write_atomic(path, render(format, &c))
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
+    print!("{}", render(a.format, &c));
     let crossed = poolbench_report::violations(&c, &bounds);
     if crossed.is_empty() {
         return Ok(());
@@ -32,4 +48,13 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         "--fail-if crossed: {}",
         crossed.join("; ")
     )))
+}
+
+fn render(format: Format, c: &Comparison) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(c).expect("a comparison serializes") + "\n",
+        Format::Markdown => poolbench_report::render_comparison_markdown(c),
+        Format::Html => poolbench_report::render_comparison_html(c),
+        Format::Text | Format::Csv => poolbench_report::render_comparison(c),
+    }
 }

@@ -127,7 +127,7 @@ fn check_writable(path: &Path) -> Result<(), Failure> {
 
 /// Writes `text` to a temporary file beside `path`, then renames it over
 /// `path`: a crash leaves the old file or the whole new one, never half.
-fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Result<()> {
     let tmp = temp_path(path);
     let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {

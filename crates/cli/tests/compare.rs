@@ -32,6 +32,9 @@ fn a_slower_server_is_a_significant_drop_and_fails_the_bound() {
     let base = result("base", "1ms");
     let again = result("again", "1ms");
     let slow = result("slow", "6ms");
+    let written = |ext: &str| {
+        std::env::temp_dir().join(format!("poolbench-cmp-out-{}.{ext}", std::process::id()))
+    };
 
     let out = bin()
         .args([
@@ -42,6 +45,10 @@ fn a_slower_server_is_a_significant_drop_and_fails_the_bound() {
             "throughput<-20%,p50>+50%",
         ])
         .args([&base, &slow])
+        .arg("-o")
+        .arg(written("md"))
+        .arg("-o")
+        .arg(written("html"))
         .output()
         .unwrap();
     assert_eq!(
@@ -56,6 +63,31 @@ fn a_slower_server_is_a_significant_drop_and_fails_the_bound() {
     assert_eq!(cell["throughput_significant"], true, "{cell}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("pool:4 c=4: throughput"), "{err}");
+    // Written as Markdown and as HTML too, though the bound failed.
+    let md = std::fs::read_to_string(written("md")).unwrap();
+    assert!(
+        md.contains("| pool:4 | 4 |") && md.contains("throughput significant"),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(written("html")).unwrap();
+    assert_eq!(
+        html.matches("<svg class=\"chart compare\"").count(),
+        2,
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<rect ").count(),
+        2 * 2,
+        "base and new, two charts"
+    );
+    // The JSON printed is what `poolbench schema comparison` describes.
+    let schema = bin().args(["schema", "comparison"]).output().unwrap();
+    let schema: serde_json::Value = serde_json::from_slice(&schema.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&c).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let _ = std::fs::remove_file(written("md"));
+    let _ = std::fs::remove_file(written("html"));
 
     // The same build twice: nothing crosses a bound far outside the noise.
     let out = bin()

@@ -72,15 +72,23 @@ fn the_html_report_draws_every_chart_in_chromium() {
     );
 
     let (dom, log) = headless(&html, &["--dump-dom".to_string()]);
-    // Four scaling charts and one timeline per cell, each with its lines.
+    // Four scaling charts, and per cell a timeline and a latency spectrum,
+    // each with its lines.
     let charts = dom.matches("<svg class=\"chart").count();
-    assert_eq!(charts, 4 + 4, "{charts} charts");
+    assert_eq!(charts, 4 + 4 + 4, "{charts} charts");
     let lines = dom.matches("<polyline").count();
     assert_eq!(
         lines,
-        4 * 2 + 4,
-        "{lines} lines: two strategies × four charts, four timelines"
+        4 * 2 + 4 + 4,
+        "{lines} lines: two strategies × four charts, four timelines, four spectra"
     );
+    // Each spectrum reaches p99.99 (log scale of 1/(1-p)) with many points.
+    assert_eq!(dom.matches("<svg class=\"chart spectrum\"").count(), 4);
+    assert_eq!(dom.matches(">p99.99</text>").count(), 4);
+    for part in dom.split("data-points=\"").skip(1) {
+        let n: usize = part.split('"').next().unwrap().parse().unwrap();
+        assert!(n >= 20, "a spectrum of {n} points");
+    }
     assert!(!dom.contains("points=\"\""), "a line without points");
     assert!(dom.contains("Recommendation") || dom.contains("No recommendation"));
     assert!(

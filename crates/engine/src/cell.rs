@@ -1,12 +1,12 @@
 //! One run of one grid cell: a fresh strategy, the load model's workers,
 //! and what they recorded.
-use crate::intervals::LatencyInterval;
 use crate::batch::{self, Sample};
 use crate::checkout::Checkout;
 use crate::closed;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::exchange::Shared;
 use crate::hiccup::HiccupMeter;
+use crate::intervals::LatencyInterval;
 use crate::load::{LoadModel, Schedule};
 use crate::open;
 use crate::plan::{CellSpec, Plan};

@@ -32,8 +32,8 @@ mod threads;
 mod timeline;
 
 pub use batch::Sample;
-pub use intervals::LatencyInterval;
 pub use findings::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
+pub use intervals::LatencyInterval;
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
 pub use merge::merge;

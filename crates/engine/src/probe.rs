@@ -2,7 +2,9 @@ use serde::{Deserialize, Serialize};
 
 /// The target server's own counters for one cell: ground truth for what the
 /// load generator achieved.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct ServerCounters {
     pub connections_accepted: u64,
     pub connections_open: u64,
@@ -17,7 +19,9 @@ pub struct ServerCounters {
 }
 
 /// A service's own database pool, as its stats endpoint reports it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(default)]
 pub struct DbPoolCounters {
     /// Connections the pool keeps.

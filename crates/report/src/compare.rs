@@ -14,6 +14,8 @@ pub struct CellChange {
     pub pool_size: Option<usize>,
     pub base_throughput_rps: f64,
     pub new_throughput_rps: f64,
+    pub base_p99_us: f64,
+    pub new_p99_us: f64,
     /// Relative changes, in percent.
     pub throughput_pct: f64,
     pub p50_pct: f64,
@@ -118,6 +120,8 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Comparison {
             throughput_pct: pct(b.throughput_rps, n.throughput_rps),
             p50_pct: pct(b.latency_us.p50, n.latency_us.p50),
             p99_pct: pct(b.latency_us.p99, n.latency_us.p99),
+            base_p99_us: b.latency_us.p99,
+            new_p99_us: n.latency_us.p99,
             error_rate_pp: (n.error_rate() - b.error_rate()) * 100.0,
             throughput_significant: welch(
                 &side(b, |s| s.throughput_rps),

@@ -3,7 +3,9 @@
 #![forbid(unsafe_code)]
 
 mod advice;
+mod charts;
 mod compare;
+mod compare_views;
 mod csv;
 mod format;
 mod grid;
@@ -16,8 +18,10 @@ mod table;
 use poolbench_engine::{LoadModel, RunResult};
 
 pub use compare::{
-    compare, comparison_schema, parse_bounds, render_comparison, violations, Bound, CellChange, Comparison,
+    compare, comparison_schema, parse_bounds, render_comparison, violations, Bound, CellChange,
+    Comparison,
 };
+pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;

@@ -129,7 +129,9 @@ impl TargetOptions {
 }
 
 /// The HTTP version an `https://` target asks the server for by ALPN.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum HttpVersion {
     /// Offer `h2` and `http/1.1`; the server picks.
