@@ -248,6 +248,14 @@ pub fn render_comparison(c: &Comparison) -> String {
     out
 }
 
+/// The JSON Schema of a [`Comparison`] (`poolbench schema comparison`).
+pub fn comparison_schema() -> serde_json::Value {
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(Comparison)).expect("a schema serializes");
+    schema["title"] = "poolbench comparison".into();
+    schema
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,12 +296,4 @@ mod tests {
         assert!(parse_bounds("p99=1").is_err());
         assert!(parse_bounds("p99>x%").is_err());
     }
-}
-
-/// The JSON Schema of a [`Comparison`] (`poolbench schema comparison`).
-pub fn comparison_schema() -> serde_json::Value {
-    let mut schema =
-        serde_json::to_value(schemars::schema_for!(Comparison)).expect("a schema serializes");
-    schema["title"] = "poolbench comparison".into();
-    schema
 }
