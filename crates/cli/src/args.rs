@@ -134,12 +134,12 @@ pub(crate) struct RunArgs {
     pub(crate) pool_sizes: Vec<usize>,
 
     /// Measured time per cell (-z as oha has it). [default: 10s; built-in:
-    /// 1500ms]
+    /// 500ms, 3 runs]
     #[arg(short, long, short_alias = 'z', value_parser = parse::duration)]
     pub(crate) duration: Option<Duration>,
 
     /// Warm-up per cell, not measured; its connections are kept.
-    /// [default: 2s; built-in: 500ms]
+    /// [default: 2s; built-in: 250ms]
     #[arg(long, value_parser = parse::duration)]
     pub(crate) warmup: Option<Duration>,
 
@@ -170,9 +170,10 @@ pub(crate) struct RunArgs {
     pub(crate) samples: u64,
 
     /// Run each cell this many times with fresh connections; throughput and
-    /// p99 then come with 95% confidence intervals.
-    #[arg(long, default_value = "1", value_parser = parse::reps)]
-    pub(crate) reps: usize,
+    /// p99 then come with 95% confidence intervals. [default: 1; the
+    /// built-in server's default grid: 3 runs of 500 ms]
+    #[arg(long, value_parser = parse::reps)]
+    pub(crate) reps: Option<usize>,
 
     /// Each request holds a second connection from the same pool while it
     /// runs: the nested checkout that deadlocks pools smaller than c+1.

@@ -116,10 +116,12 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     if !a.pool_sizes.is_empty() {
         plan.pool_sizes = a.pool_sizes.clone();
     }
-    let (duration, warmup) = if embedded {
-        (Duration::from_millis(1500), Duration::from_millis(500))
-    } else {
-        (plan.duration, plan.warmup)
+    // The built-in server's default grid: three short runs per cell, so
+    // every figure comes with a confidence interval.
+    let default_grid = embedded && a.duration.is_none() && a.requests.is_none();
+    let (duration, warmup) = match embedded {
+        true => (Duration::from_millis(500), Duration::from_millis(250)),
+        false => (plan.duration, plan.warmup),
     };
     plan.duration = match (a.duration, a.requests) {
         (Some(d), _) => d,
@@ -132,7 +134,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.connect_timeout = a.connect_timeout;
     plan.pool.checkout_timeout = a.checkout_timeout;
     plan.pool.fail_on_nested = a.fail_on_nested;
-    plan.reps = a.reps;
+    plan.reps = a.reps.unwrap_or(if default_grid { 3 } else { 1 });
     plan.nested = a.nested;
     plan.pipeline = a.pipeline;
     plan.slo = a.slo.clone();

@@ -1,5 +1,5 @@
 //! The pitfalls section and the recommendation.
-use poolbench_engine::RunResult;
+use poolbench_engine::{CellResult, Pitfall, RunResult};
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {
@@ -16,17 +16,15 @@ pub(crate) fn render(result: &RunResult) -> String {
     } else {
         out.push_str("\nPitfalls\n");
         for p in &result.pitfalls {
-            let _ = writeln!(out, "  ! {}: {}", p.id, p.title);
-            const SHOWN: usize = 6;
-            for e in p.evidence.iter().take(SHOWN) {
-                let _ = writeln!(out, "      {e}");
-            }
-            if p.evidence.len() > SHOWN {
-                let _ = writeln!(
-                    out,
-                    "      … and {} more (see the JSON)",
-                    p.evidence.len() - SHOWN
-                );
+            let _ = writeln!(
+                out,
+                "  ! {}: {} — {}",
+                p.id,
+                p.title,
+                crate::summary::reach(p, result)
+            );
+            for line in evidence(p, result) {
+                let _ = writeln!(out, "      {line}");
             }
         }
     }
@@ -57,6 +55,70 @@ pub(crate) fn render(result: &RunResult) -> String {
                 .unwrap_or("no cell qualifies");
             let _ = writeln!(out, "\nRecommendation: none — {why}");
         }
+    }
+    out
+}
+
+/// Lines shown under a pitfall. A concurrency level where it holds for
+/// three cells or more is one line with an example; other lines follow,
+/// six at most.
+fn evidence(p: &Pitfall, result: &RunResult) -> Vec<String> {
+    const SHOWN: usize = 6;
+    let at_level = |line: &str, level: usize| {
+        line.split(": ")
+            .next()
+            .is_some_and(|l| l.ends_with(&format!(" c={level}")))
+    };
+    let grouped: Vec<(usize, usize, usize)> = crate::summary::levels(p, result)
+        .into_iter()
+        .filter(|(_, hit, _)| *hit >= 3)
+        .collect();
+    let mut out = Vec::new();
+    if p.cells.len() == result.cells.len() && result.cells.len() >= 3 {
+        if let Some(e) = p.evidence.iter().find(|e| !e.is_empty()) {
+            out.push(format!("every cell ({}), e.g. {e}", p.cells.len()));
+        }
+        let lines = p.evidence.len().saturating_sub(p.cells.len());
+        out.extend(p.evidence.iter().skip(p.cells.len()).take(lines).cloned());
+        return out;
+    }
+    for (level, hit, all) in &grouped {
+        let Some(e) = p.evidence.iter().find(|e| at_level(e, *level)) else {
+            continue;
+        };
+        let which = match hit == all {
+            true => format!("every strategy ({all})"),
+            false => {
+                let (hits, misses): (Vec<&CellResult>, Vec<&CellResult>) = result
+                    .cells
+                    .iter()
+                    .filter(|c| c.concurrency == *level)
+                    .partition(|c| {
+                        p.cells
+                            .contains(&format!("{} c={}", c.strategy, c.concurrency))
+                    });
+                let names = |v: &[&CellResult]| {
+                    v.iter()
+                        .map(|c| c.strategy.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                match hits.len() > misses.len() {
+                    true => format!("{hit} of {all} strategies (all but {})", names(&misses)),
+                    false => format!("{hit} of {all} strategies ({})", names(&hits)),
+                }
+            }
+        };
+        out.push(format!("c={level}: {which}, e.g. {e}"));
+    }
+    let rest: Vec<&String> = p
+        .evidence
+        .iter()
+        .filter(|e| !grouped.iter().any(|(level, _, _)| at_level(e, *level)))
+        .collect();
+    out.extend(rest.iter().take(SHOWN).map(|e| e.to_string()));
+    if rest.len() > SHOWN {
+        out.push(format!("… and {} more (see the JSON)", rest.len() - SHOWN));
     }
     out
 }

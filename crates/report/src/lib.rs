@@ -13,6 +13,7 @@ mod html;
 mod markdown;
 mod open;
 mod spectrum;
+mod summary;
 mod table;
 
 use poolbench_engine::{LoadModel, RunResult};
@@ -78,6 +79,8 @@ pub fn render_text(result: &RunResult) -> String {
             c.cells().len()
         ));
     }
+    out.push_str(&summary::render(result));
+    out.push_str("\nDetails\n-------\n");
     out.push_str(&table::render(result));
     out.push_str(&open::render(result));
     out.push_str(&grid::render(result));

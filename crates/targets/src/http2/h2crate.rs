@@ -172,8 +172,15 @@ where
                 .await
                 .map_err(|_| h2::Error::from(Reason::INTERNAL_ERROR))?
                 .to_bytes();
-            stream.send_data(body, true)?;
-            let resp = response.await?;
+            // The server may answer and close the stream before the body
+            // is sent (a gRPC server refusing an unknown method at once,
+            // then resetting the stream): its answer is what counts.
+            let unsent = stream.send_data(body, true).err();
+            let resp = match (response.await, unsent) {
+                (Ok(resp), _) => resp,
+                (Err(_), Some(e)) => return Err(e),
+                (Err(e), None) => return Err(e),
+            };
             Ok(resp.map(|recv| H2Body {
                 recv,
                 data_done: false,
