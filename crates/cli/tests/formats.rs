@@ -244,3 +244,30 @@ fn an_hdr_log_needs_intervals_and_a_writable_directory() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--hdr-log"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn the_text_report_leads_with_a_summary_and_folds_what_holds_everywhere() {
+    // One run per cell: few-samples holds for every cell.
+    let text = ok(bin()
+        .args(["run", "-s", "pool:2,shared,per-request", "-c", "1,4"])
+        .args(["-d", "300ms", "--warmup", "0s", "--quiet"])
+        .output()
+        .unwrap());
+    let summary = text.find("\nSummary\n").expect("a summary");
+    let details = text.find("\nDetails\n").expect("details");
+    assert!(summary < details, "{text}");
+    let head = &text[summary..details];
+    assert!(head.contains("Recommendation:"), "{head}");
+    assert!(head.contains("best per concurrency:"), "{head}");
+    assert!(head.contains("c=1 ") && head.contains("c=4 "), "{head}");
+    assert!(head.contains("few-samples (every cell)"), "{head}");
+    // In the details, one line stands for the six cells.
+    let pitfalls = &text[text.find("\nPitfalls\n").expect("pitfalls")..];
+    let few = pitfalls
+        .split("\n  ! ")
+        .find(|p| p.starts_with("few-samples"))
+        .expect("few-samples");
+    let lines: Vec<&str> = few.lines().skip(1).collect();
+    assert_eq!(lines.len(), 1, "{few}");
+    assert!(lines[0].trim().starts_with("every cell (6), e.g. "), "{few}");
+}
