@@ -269,5 +269,8 @@ fn the_text_report_leads_with_a_summary_and_folds_what_holds_everywhere() {
         .expect("few-samples");
     let lines: Vec<&str> = few.lines().skip(1).collect();
     assert_eq!(lines.len(), 1, "{few}");
-    assert!(lines[0].trim().starts_with("every cell (6), e.g. "), "{few}");
+    assert!(
+        lines[0].trim().starts_with("every cell (6), e.g. "),
+        "{few}"
+    );
 }

@@ -32,7 +32,9 @@ mod threads;
 mod timeline;
 
 pub use batch::Sample;
-pub use findings::{pitfalls, recommend, usl_fits, Pitfall, Recommendation, UslFit};
+pub use findings::{
+    outages, pitfalls, recommend, usl_fits, Outage, Pitfall, Recommendation, UslFit,
+};
 pub use intervals::LatencyInterval;
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;

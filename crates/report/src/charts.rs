@@ -153,6 +153,15 @@ pub(crate) fn timeline(c: &CellResult) -> String {
             st.duration_s / bucket_s * bw
         );
     }
+    for o in poolbench_engine::outages(c) {
+        let from = (o.from_s / bucket_s + t.measure_from_bucket as f64) * bw;
+        let _ = write!(
+            s,
+            "<rect class=\"outage\" x=\"{from:.1}\" y=\"0\" width=\"{:.1}\" height=\"{hgt}\" fill=\"#cf222e\" opacity=\"0.15\"><title>outage: {} attempts failed</title></rect>",
+            (o.to_s - o.from_s) / bucket_s * bw,
+            o.failed
+        );
+    }
     for (i, (&ok, &err)) in t.ok.iter().zip(&t.errors).enumerate() {
         let hok = ok as f64 / top * (hgt - 10.0);
         let herr = err as f64 / top * (hgt - 10.0);
@@ -187,7 +196,7 @@ pub(crate) fn timeline(c: &CellResult) -> String {
     let _ = write!(
         s,
         "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{}\"><title>in flight</title></polyline>\
-         <text x=\"4\" y=\"12\">per {} ms: successes (green), errors (red), in flight (blue line)</text></svg>",
+         <text x=\"4\" y=\"12\">per {} ms: successes (green), errors (red), in flight (blue line); stalls shaded amber, outages red</text></svg>",
         points.join(" "),
         t.bucket_ms
     );

@@ -26,6 +26,7 @@ mod stall;
 mod starvation;
 mod unequal_caps;
 
+pub use outage::{outages, Outage};
 pub use recommend::recommend;
 pub use scaling::{usl_fits, UslFit};
 
