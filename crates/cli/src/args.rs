@@ -36,6 +36,40 @@ pub(crate) enum Command {
     /// Print the JSON Schema of a result (`run -o FILE.json`, `merge`,
     /// `report --format json`) or of a comparison (`compare --format json`).
     Schema(SchemaArgs),
+    /// The classic pool experiments as files: list them, show one (TOML,
+    /// to copy and edit), or run one (built in, or a .toml file) with its
+    /// expectations checked (exit 1 when one fails).
+    Scenario(ScenarioArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ScenarioArgs {
+    #[command(subcommand)]
+    pub(crate) command: ScenarioCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum ScenarioCommand {
+    /// The built-in scenarios, one line each.
+    List,
+    /// Print a scenario's TOML.
+    Show {
+        /// A built-in scenario's name, or a .toml file.
+        name: String,
+    },
+    /// Run a scenario: each step's report, its expectations, and what the
+    /// experiment shows.
+    Run {
+        /// A built-in scenario's name, or a .toml file.
+        name: String,
+        /// Also write each step's result to FILE, format by extension
+        /// (FILE.2.json for the second of several steps); repeat.
+        #[arg(short, long, value_name = "FILE")]
+        output: Vec<PathBuf>,
+        /// No progress bar.
+        #[arg(short, long)]
+        quiet: bool,
+    },
 }
 
 #[derive(Args, Debug)]

@@ -10,6 +10,7 @@ mod output;
 mod parse;
 mod progress;
 mod run_cmd;
+mod scenario;
 mod serve_cmd;
 mod signals;
 
@@ -108,6 +109,7 @@ fn main() -> ExitCode {
         args::Command::Report(a) => report(a),
         args::Command::Compare(a) => compare_cmd::compare(a),
         args::Command::Merge(a) => merge(a),
+        args::Command::Scenario(a) => scenario::scenario(a),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_engine::result_schema(),

@@ -22,6 +22,13 @@ const EMBEDDED_STRATEGIES: [StrategySpec; 6] = [
 ];
 
 pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
+    let result = execute(a)?;
+    slo_verdict(&result)
+}
+
+/// Run the plan the arguments describe, write its outputs and print its
+/// report; the result for the caller's own checks.
+pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
     let target = match &a.target {
@@ -77,7 +84,7 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     crate::output::write_all(&a.output, &result)?;
     crate::output::write_hdr_logs(&a.views, &result)?;
     print!("{}", crate::output::render(a.format, &result, &a.views));
-    slo_verdict(&result)
+    Ok(result)
 }
 
 /// With `--slo`: exit 1 when no cell met it, naming what each broke.

@@ -100,6 +100,12 @@ fn rate_with_ci(cell: &CellResult) -> String {
     }
 }
 
+/// `cell` is the best or ties with it, as the tables say.
+pub fn ties_with_best(cell: &CellResult, best: &CellResult) -> bool {
+    let v = versus(cell, best);
+    v == "best" || v.starts_with("tie")
+}
+
 /// Throughputs this close count as a tie when there are no confidence
 /// intervals to compare (one sample per cell).
 const TIE: f64 = 0.05;

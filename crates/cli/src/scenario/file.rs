@@ -1,0 +1,224 @@
+//! A scenario file: a named experiment of one or more steps, each a server
+//! to start (or a URL), a `run` of a grid against it, and what the step is
+//! expected to show. Keys are those of `poolbench serve` and `poolbench
+//! run`, spelled with underscores; an unknown key is an error with its
+//! line and column.
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Scenario {
+    /// Short name, as `scenario run NAME` takes it.
+    pub(crate) name: String,
+    /// One line: the question the experiment answers.
+    pub(crate) title: String,
+    /// What this shows: printed at the end of the report.
+    pub(crate) shows: String,
+    /// The services the steps need, started by the project's services
+    /// script (`postgres`, `redis`); their URLs come from
+    /// `POOLBENCH_PG_URL` and `POOLBENCH_REDIS_URL`.
+    #[serde(default)]
+    pub(crate) needs: Vec<String>,
+    #[serde(rename = "step")]
+    pub(crate) steps: Vec<Step>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Step {
+    pub(crate) title: String,
+    /// The built-in server to start for this step (`poolbench serve`);
+    /// absent: `target` is an external URL.
+    pub(crate) serve: Option<Serve>,
+    /// The URL; `{http}` and `{grpc}` stand for the started server's
+    /// listeners (`http://{http}/`, `grpc://{grpc}/`).
+    pub(crate) target: String,
+    pub(crate) run: Run,
+    #[serde(default)]
+    pub(crate) expect: Expect,
+}
+
+/// `poolbench serve` flags.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Serve {
+    pub(crate) delay: Option<String>,
+    pub(crate) cpu: Option<String>,
+    pub(crate) max_inflight: Option<usize>,
+    pub(crate) fail_rate: Option<f64>,
+    pub(crate) stall: Option<String>,
+    pub(crate) stall_every: Option<String>,
+    #[serde(default)]
+    pub(crate) batching: bool,
+    #[serde(default)]
+    pub(crate) grpc: bool,
+    #[serde(default)]
+    pub(crate) http1_only: bool,
+    /// Service mode: serve /authors/{id} from the PostgreSQL of
+    /// `POOLBENCH_PG_URL`.
+    #[serde(default)]
+    pub(crate) db: bool,
+    pub(crate) db_pool: Option<usize>,
+    pub(crate) db_overflow: Option<usize>,
+    pub(crate) db_timeout: Option<String>,
+    pub(crate) db_delay: Option<String>,
+    /// A Redis read-through cache (`POOLBENCH_REDIS_URL`).
+    #[serde(default)]
+    pub(crate) cache: bool,
+    #[serde(default)]
+    pub(crate) nested: bool,
+}
+
+/// `poolbench run` flags.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Run {
+    #[serde(default)]
+    pub(crate) strategies: Vec<String>,
+    #[serde(default)]
+    pub(crate) concurrency: Vec<usize>,
+    #[serde(default)]
+    pub(crate) pool: Vec<usize>,
+    pub(crate) duration: Option<String>,
+    pub(crate) warmup: Option<String>,
+    pub(crate) reps: Option<usize>,
+    pub(crate) requests: Option<u64>,
+    pub(crate) rate: Option<f64>,
+    pub(crate) timeout: Option<String>,
+    pub(crate) checkout_timeout: Option<String>,
+    pub(crate) pipeline: Option<usize>,
+    pub(crate) slo: Option<String>,
+    /// Any other `run` flags, as written on the command line.
+    #[serde(default)]
+    pub(crate) args: Vec<String>,
+}
+
+/// What the step should show; each is checked and the scenario exits 1
+/// when one fails.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Expect {
+    /// Pitfalls the report must name.
+    #[serde(default)]
+    pub(crate) pitfall: Vec<String>,
+    /// Pitfalls it must not name.
+    #[serde(default)]
+    pub(crate) no_pitfall: Vec<String>,
+    /// The strategy with the most throughput (or tied with it) at the
+    /// step's highest concurrency.
+    pub(crate) best: Option<String>,
+    /// The recommended strategy (`pool:60`), or `none`.
+    pub(crate) recommend: Option<String>,
+    /// Some cell stalled (or none did).
+    pub(crate) stall: Option<bool>,
+    /// Some request failed (or none did).
+    pub(crate) errors: Option<bool>,
+    /// Every cell's throughput within this share (0.1 = 10%) of one value:
+    /// the strategies measured nothing but the load's concurrency.
+    pub(crate) same_throughput: Option<f64>,
+}
+
+/// Parse a scenario; errors name the line and column.
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
+    let s: Scenario = toml::from_str(text).map_err(|e| {
+        let at = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                format!(" at line {line}, column {column}")
+            })
+            .unwrap_or_default();
+        format!(
+            "{origin}{at}: {}",
+            e.message().lines().next().unwrap_or("invalid scenario")
+        )
+    })?;
+    if s.steps.is_empty() {
+        return Err(format!("{origin}: no [[step]]"));
+    }
+    for n in &s.needs {
+        if !matches!(n.as_str(), "postgres" | "redis") {
+            return Err(format!(
+                "{origin}: needs = \"{n}\": postgres or redis"
+            ));
+        }
+    }
+    Ok(s)
+}
+
+impl Serve {
+    /// The `poolbench serve` flags, with the service URLs given.
+    pub(crate) fn args(&self, pg: Option<&str>, redis: Option<&str>) -> Vec<String> {
+        let mut a: Vec<String> = vec!["--listen".into(), "127.0.0.1:0".into()];
+        let mut opt = |flag: &str, v: Option<String>| {
+            if let Some(v) = v {
+                a.push(flag.into());
+                a.push(v);
+            }
+        };
+        opt("--delay", self.delay.clone());
+        opt("--cpu", self.cpu.clone());
+        opt("--max-inflight", self.max_inflight.map(|n| n.to_string()));
+        opt("--fail-rate", self.fail_rate.map(|n| n.to_string()));
+        opt("--stall", self.stall.clone());
+        opt("--stall-every", self.stall_every.clone());
+        opt("--grpc-listen", self.grpc.then(|| "127.0.0.1:0".into()));
+        opt("--db", self.db.then(|| pg.unwrap_or_default().to_string()));
+        opt("--db-pool", self.db_pool.map(|n| n.to_string()));
+        opt("--db-overflow", self.db_overflow.map(|n| n.to_string()));
+        opt("--db-timeout", self.db_timeout.clone());
+        opt("--db-delay", self.db_delay.clone());
+        opt(
+            "--cache",
+            self.cache.then(|| redis.unwrap_or_default().to_string()),
+        );
+        for (on, flag) in [
+            (self.batching, "--batching"),
+            (self.http1_only, "--http1-only"),
+            (self.nested, "--nested"),
+        ] {
+            if on {
+                a.push(flag.into());
+            }
+        }
+        a
+    }
+}
+
+impl Run {
+    /// The `poolbench run` flags after the target.
+    pub(crate) fn args(&self) -> Vec<String> {
+        let mut a: Vec<String> = Vec::new();
+        let mut opt = |flag: &str, v: Option<String>| {
+            if let Some(v) = v {
+                a.push(flag.into());
+                a.push(v);
+            }
+        };
+        let list = |v: &[String]| (!v.is_empty()).then(|| v.join(","));
+        let nums = |v: &[usize]| {
+            (!v.is_empty()).then(|| {
+                v.iter()
+                    .map(|n| n.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+        };
+        opt("-s", list(&self.strategies));
+        opt("-c", nums(&self.concurrency));
+        opt("--pool", nums(&self.pool));
+        opt("-d", self.duration.clone());
+        opt("--warmup", self.warmup.clone());
+        opt("--reps", self.reps.map(|n| n.to_string()));
+        opt("-n", self.requests.map(|n| n.to_string()));
+        opt("--rate", self.rate.map(|n| n.to_string()));
+        opt("--timeout", self.timeout.clone());
+        opt("--checkout-timeout", self.checkout_timeout.clone());
+        opt("--pipeline", self.pipeline.map(|n| n.to_string()));
+        opt("--slo", self.slo.clone());
+        a.extend(self.args.iter().cloned());
+        a
+    }
+}
