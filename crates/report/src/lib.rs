@@ -27,8 +27,8 @@ pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
 pub use markdown::render_markdown;
-pub use table::ties_with_best;
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
+pub use table::ties_with_best;
 
 /// The text report: per concurrency a table of strategies by throughput,
 /// then a pool size × concurrency grid per sized strategy.

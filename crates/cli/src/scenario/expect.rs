@@ -27,9 +27,9 @@ pub(crate) fn check(e: &Expect, r: &RunResult) -> Vec<Verdict> {
         let mut at: Vec<_> = r.cells.iter().filter(|c| c.concurrency == top).collect();
         at.sort_by(|a, b| b.throughput_rps.total_cmp(&a.throughput_rps));
         let got = at.first().map(|c| c.strategy.clone()).unwrap_or_default();
-        let tied = at.iter().any(|c| {
-            &c.strategy == want && poolbench_report::ties_with_best(c, at[0])
-        });
+        let tied = at
+            .iter()
+            .any(|c| &c.strategy == want && poolbench_report::ties_with_best(c, at[0]));
         out.push(verdict(
             tied,
             format!("best at c={top}: {want} (measured: {got})"),
@@ -47,7 +47,10 @@ pub(crate) fn check(e: &Expect, r: &RunResult) -> Vec<Verdict> {
     }
     if let Some(want) = e.stall {
         let got = r.cells.iter().any(|c| !c.stalls.is_empty()) || named("stall");
-        out.push(verdict(got == want, format!("stall: {want} (measured: {got})")));
+        out.push(verdict(
+            got == want,
+            format!("stall: {want} (measured: {got})"),
+        ));
     }
     if let Some(want) = e.errors {
         let failed: u64 = r.cells.iter().map(|c| c.errors.total).sum();

@@ -140,9 +140,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
     }
     for n in &s.needs {
         if !matches!(n.as_str(), "postgres" | "redis") {
-            return Err(format!(
-                "{origin}: needs = \"{n}\": postgres or redis"
-            ));
+            return Err(format!("{origin}: needs = \"{n}\": postgres or redis"));
         }
     }
     Ok(s)

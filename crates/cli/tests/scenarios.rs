@@ -1,0 +1,200 @@
+//! `poolbench scenario`: the built-in experiments pass their expectations
+//! on this machine (shortened: shorter cells, same grids), a failed
+//! expectation exits 1, and bad scenario files are refused with the line
+//! and column. The database scenario needs the PostgreSQL and Redis that
+//! scripts/test.sh starts.
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_poolbench"))
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn file(name: &str, toml: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!(
+        "poolbench-scenario-{name}-{}.toml",
+        std::process::id()
+    ));
+    std::fs::write(&p, toml).unwrap();
+    p
+}
+
+/// A built-in scenario's TOML (as `scenario show` prints it), its cells
+/// shortened.
+fn shortened(name: &str, shorter: &[(&str, &str)]) -> PathBuf {
+    let out = bin().args(["scenario", "show", name]).output().unwrap();
+    assert!(out.status.success());
+    let mut toml = String::from_utf8(out.stdout).unwrap();
+    for (from, to) in shorter {
+        assert!(toml.contains(from), "{name} has no {from}");
+        toml = toml.replace(from, to);
+    }
+    file(name, &toml)
+}
+
+/// The scenarios measure: one at a time, not beside each other.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn passes(name: &str, shorter: &[(&str, &str)]) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let path = shortened(name, shorter);
+    let out = bin()
+        .args(["scenario", "run", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = text(&out);
+    assert!(
+        out.status.success(),
+        "{name}: {stderr}\n{}",
+        stdout
+            .lines()
+            .filter(|l| l.contains("FAILED") || l.starts_with("==="))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(stdout.contains("What this shows"), "{stdout}");
+    assert!(stdout.contains("Every expectation met."), "{stdout}");
+    assert!(!stdout.contains("FAILED"), "{stdout}");
+}
+
+#[test]
+fn slow_api_pools_passes_its_expectations() {
+    passes(
+        "slow-api-pools",
+        &[("duration = \"2s\"", "duration = \"700ms\"")],
+    );
+}
+
+#[test]
+fn grpc_client_concurrency_passes_its_expectations() {
+    passes(
+        "grpc-client-concurrency",
+        &[(
+            "duration = \"3s\", warmup = \"1s\" }\nexpect = { no_pitfall",
+            "duration = \"1s\", warmup = \"500ms\" }\nexpect = { no_pitfall",
+        )],
+    );
+}
+
+#[test]
+fn db_pool_starvation_passes_its_expectations() {
+    assert!(
+        std::env::var("POOLBENCH_PG_URL").is_ok() && std::env::var("POOLBENCH_REDIS_URL").is_ok(),
+        "PostgreSQL and Redis are missing: run the tests through scripts/test.sh"
+    );
+    passes(
+        "db-pool-starvation",
+        &[("duration = \"3s\"", "duration = \"1500ms\"")],
+    );
+}
+
+#[test]
+fn pool_size_grid_passes_its_expectations() {
+    passes(
+        "pool-size-grid",
+        &[("duration = \"500ms\"", "duration = \"300ms\"")],
+    );
+}
+
+#[test]
+fn a_failed_expectation_exits_1_and_says_which() {
+    let path = file(
+        "fails",
+        r#"name = "fails"
+title = "a clean server, expected to fail"
+shows = "nothing"
+
+[[step]]
+title = "one cell"
+serve = { delay = "1ms" }
+target = "http://{http}/"
+run = { strategies = ["pool:2"], concurrency = [2], duration = "300ms", warmup = "0s" }
+expect = { errors = true, pitfall = ["stall"] }
+"#,
+    );
+    let out = bin()
+        .args(["scenario", "run", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stdout.contains("FAILED errors: true (measured: 0 failed)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("FAILED pitfall stall named"), "{stdout}");
+    assert!(stderr.contains("2 expectation(s) not met"), "{stderr}");
+}
+
+#[test]
+fn scenarios_are_listed_shown_and_bad_ones_refused() {
+    let out = bin().args(["scenario", "list"]).output().unwrap();
+    let (list, _) = text(&out);
+    for name in [
+        "slow-api-pools",
+        "grpc-client-concurrency",
+        "db-pool-starvation",
+        "pool-size-grid",
+    ] {
+        assert!(list.contains(name), "{list}");
+        // What `show` prints is the file under scenarios/.
+        let shown = bin().args(["scenario", "show", name]).output().unwrap();
+        let on_disk = std::fs::read(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.toml")),
+        )
+        .unwrap();
+        assert_eq!(shown.stdout, on_disk, "{name}");
+    }
+    // An unknown key: refused with its line and column, before any load.
+    let path = file(
+        "typo",
+        "name = \"t\"\ntitle = \"t\"\nshows = \"t\"\n\n[[step]]\ntitle = \"x\"\ntarget = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:2\"], concurrensy = [2] }\n",
+    );
+    let out = bin().args(["scenario", "run"]).arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("line 8, column"), "{stderr}");
+    assert!(stderr.contains("concurrensy"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    // A bad run flag: refused naming the step.
+    let path = file(
+        "flag",
+        "name = \"t\"\ntitle = \"t\"\nshows = \"t\"\n\n[[step]]\ntitle = \"x\"\ntarget = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:zero\"] }\n",
+    );
+    let out = bin().args(["scenario", "run"]).arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("step 1 (x)"), "{stderr}");
+    // No such scenario.
+    let out = bin().args(["scenario", "run", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("built in are slow-api-pools"));
+}
+
+#[test]
+fn a_scenario_needing_postgres_says_how_to_start_it() {
+    let out = bin()
+        .args(["scenario", "run", "db-pool-starvation"])
+        .env_remove("POOLBENCH_PG_URL")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("scripts/scenario.sh db-pool-starvation"),
+        "{stderr}"
+    );
+}
