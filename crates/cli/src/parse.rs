@@ -16,6 +16,10 @@ pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
+pub(crate) fn ramp(s: &str) -> Result<poolbench_engine::Ramp, String> {
+    poolbench_engine::Ramp::parse(s)
+}
+
 pub(crate) fn slo(s: &str) -> Result<poolbench_engine::Slo, String> {
     s.parse()
 }

@@ -125,7 +125,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     }
     // The built-in server's default grid: three short runs per cell, so
     // every figure comes with a confidence interval.
-    let default_grid = embedded && a.duration.is_none() && a.requests.is_none();
+    let default_grid = embedded && a.duration.is_none() && a.requests.is_none() && a.ramp.is_none();
     let (duration, warmup) = match embedded {
         true => (Duration::from_millis(500), Duration::from_millis(250)),
         false => (plan.duration, plan.warmup),
@@ -146,6 +146,11 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.pipeline = a.pipeline;
     plan.slo = a.slo.clone();
     plan.hdr_intervals = a.views.hdr_log.is_some();
+    if let Some(ramp) = &a.ramp {
+        plan.concurrency = vec![ramp.peak().ceil() as usize];
+        plan.duration = ramp.total();
+        plan.ramp = Some(ramp.clone());
+    }
     plan.target_options = TargetOptions {
         http_version: match (a.http1, a.http2) {
             (true, _) => HttpVersion::Http1,

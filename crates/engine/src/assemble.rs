@@ -172,9 +172,21 @@ pub(crate) fn cell_result(
         machine_cpu,
         opened_during_measurement: opened_during,
         reopened,
-        timeline,
+        timeline: timeline.clone(),
         stalls,
         histograms: Histograms::of(&r, &hiccups, open),
-        latency_intervals,
+        latency_intervals: match plan.hdr_intervals {
+            true => latency_intervals,
+            false => Vec::new(),
+        },
+        ramp: plan.ramp.as_ref().zip(runs.first()).map(|(ramp, (o, _))| {
+            crate::ramp::summarize(
+                ramp,
+                &timeline,
+                &o.intervals,
+                o.measured.as_secs_f64(),
+                plan.slo.as_ref().and_then(|s| s.p99_us),
+            )
+        }),
     }
 }

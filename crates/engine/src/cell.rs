@@ -85,6 +85,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         origin,
         measure_from,
         end,
+        ramp: plan.ramp.clone(),
     });
     let opened_at_start = {
         let strategy = strategy.clone();
@@ -94,7 +95,34 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         })
     };
 
-    let shards = Arc::new(Shards::new(plan.threads, plan.hdr_intervals));
+    let shards = Arc::new(Shards::new(
+        plan.threads,
+        plan.hdr_intervals || plan.ramp.is_some(),
+    ));
+    // A ramp's timeline also shows the connections open, sampled.
+    let sampler = plan.ramp.is_some().then(|| {
+        let strategy = strategy.clone();
+        tokio::spawn(async move {
+            let mut open: Vec<u32> = Vec::new();
+            let mut tick = tokio::time::interval(crate::timeline::BUCKET / 2);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = crate::interrupt::wait() => break,
+                }
+                let now = Instant::now();
+                if now > end {
+                    break;
+                }
+                let b = bucket(origin, now);
+                if open.len() <= b {
+                    open.resize(b + 1, 0);
+                }
+                open[b] = open[b].max(strategy.metrics().open as u32);
+            }
+            open
+        })
+    });
     let hiccups = HiccupMeter::start(measure_from, end);
     let hard_stop = tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN));
     let mut unfinished = 0;
@@ -205,7 +233,11 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     strategy.close_idle();
     let metrics = strategy.metrics();
     let opened_before_measuring = opened_at_start.await.unwrap_or(0);
-    let timeline = recorder.counts.timeline(bucket(origin, measure_from));
+    let mut timeline = recorder.counts.timeline(bucket(origin, measure_from));
+    if let Some(sampler) = sampler {
+        timeline.open = sampler.await.unwrap_or_default();
+        timeline.wait_us = recorder.counts.waits();
+    }
     let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
     let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
     let opened_in_warmup_by = recorder

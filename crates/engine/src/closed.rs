@@ -16,9 +16,23 @@ pub(crate) async fn worker<T: Target>(shared: Arc<Shared<T>>, id: usize, shards:
     tokio::pin!(deadline);
     let mut unreachable = 0u32;
     loop {
-        let start = Instant::now();
+        let mut start = Instant::now();
         if start >= shared.end || shared.budget_spent() {
             return;
+        }
+        if let Some(ramp) = &shared.ramp {
+            // Run only while the ramp is above this worker's number.
+            let t = start.saturating_duration_since(shared.measure_from);
+            match ramp.next_active(id, t.as_secs_f64()) {
+                Some(at) if at <= t.as_secs_f64() => {}
+                Some(at) => {
+                    let wake = shared.measure_from + std::time::Duration::from_secs_f64(at);
+                    tokio::time::sleep_until(wake.min(shared.end).into()).await;
+                    continue;
+                }
+                None => return,
+            }
+            start = Instant::now();
         }
         let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
         let latency = outcome.map(|t| t.total()).unwrap_or_default();

@@ -2,6 +2,7 @@
 //! windows, and one exchange (acquire, send, release).
 use crate::checkout::{Checked, Checkout};
 use crate::record::{Fault, Recorder, Timing};
+use crate::timeline::bucket;
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -28,6 +29,8 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) origin: Instant,
     pub(crate) measure_from: Instant,
     pub(crate) end: Instant,
+    /// The concurrency over time, when it ramps.
+    pub(crate) ramp: Option<crate::ramp::Ramp>,
 }
 
 /// Where a completion falls.
@@ -64,6 +67,9 @@ impl<T: Target> Shared<T> {
         latency: Duration,
     ) -> Window {
         rec.timeline(self.origin, start, done, outcome.is_ok());
+        if let Ok(t) = &outcome {
+            rec.counts.wait(bucket(self.origin, done), t.checkout);
+        }
         if done < self.measure_from {
             if let Ok(t) = &outcome {
                 if t.connect.is_some() {

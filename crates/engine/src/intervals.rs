@@ -11,6 +11,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// One second (or the last, shorter part) of a cell's measured window.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LatencyInterval {
+    /// Which second of the measured window, from 0.
+    #[serde(default)]
+    pub second: u32,
     /// When the interval began, in seconds since the Unix epoch.
     pub start_unix_s: f64,
     pub duration_s: f64,
@@ -82,6 +85,7 @@ impl Intervals {
         self.done
             .into_iter()
             .map(|(s, latency_ns)| LatencyInterval {
+                second: s,
                 start_unix_s: from_unix + s as f64,
                 duration_s: (total - s as f64).clamp(0.0, 1.0),
                 latency_ns,

@@ -22,6 +22,7 @@ mod pipeline;
 mod plan;
 mod precise;
 mod probe;
+mod ramp;
 mod record;
 mod result;
 mod runner;
@@ -42,6 +43,7 @@ pub use merge::merge;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan, PlanError};
 pub use probe::{DbPoolCounters, ServerCounters, ServerProbe};
+pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use record::{decode_histogram, encode_histogram, Summary};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION,

@@ -58,6 +58,11 @@ pub struct Plan {
     /// HdrHistogram interval logs, `--hdr-log`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hdr_intervals: bool,
+    /// Concurrency that changes within each cell (`--ramp`): the cell runs
+    /// `ramp.peak()` workers, each active while the ramp is above it, for
+    /// the ramp's length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<crate::ramp::Ramp>,
 }
 
 /// A plan that cannot run.
@@ -104,6 +109,8 @@ pub enum PlanError {
     },
     #[error("--pipeline must be at least 2")]
     Pipeline,
+    #[error("--ramp changes the concurrency of a closed loop; it cannot be combined with --rate or --batch")]
+    RampNeedsClosedLoop,
 }
 
 /// One cell of the grid.
@@ -144,6 +151,7 @@ impl Plan {
             pipeline: None,
             slo: None,
             hdr_intervals: false,
+            ramp: None,
         }
     }
 
@@ -208,6 +216,9 @@ impl Plan {
         }
         if self.pipeline.is_some_and(|d| d < 2) {
             return Err(PlanError::Pipeline);
+        }
+        if self.ramp.is_some() && !matches!(self.load, crate::load::LoadModel::Closed) {
+            return Err(PlanError::RampNeedsClosedLoop);
         }
         let scheme = self.target.scheme.clone();
         let http = matches!(scheme.as_str(), "http" | "h2c" | "https");

@@ -153,6 +153,9 @@ pub struct CellResult {
     /// run of the cell, in time order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_intervals: Vec<crate::intervals::LatencyInterval>,
+    /// With `--ramp`: the first run, second by second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp: Option<crate::ramp::RampSummary>,
 }
 
 /// Errors counted by kind.

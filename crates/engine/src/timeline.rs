@@ -12,6 +12,8 @@ pub(crate) struct Counts {
     ok: Vec<u32>,
     errors: Vec<u32>,
     started: Vec<u32>,
+    /// Checkout waits of the successes, summed, in µs.
+    wait_us: Vec<u64>,
 }
 
 fn bump(v: &mut Vec<u32>, i: usize) {
@@ -32,7 +34,21 @@ impl Counts {
         bump(if ok { &mut self.ok } else { &mut self.errors }, done);
     }
 
+    /// A success's checkout wait, in the bucket it completed in.
+    pub(crate) fn wait(&mut self, done: usize, wait: Duration) {
+        if self.wait_us.len() <= done {
+            self.wait_us.resize(done + 1, 0);
+        }
+        self.wait_us[done] += wait.as_micros() as u64;
+    }
+
     pub(crate) fn merge(&mut self, o: &Counts) {
+        if self.wait_us.len() < o.wait_us.len() {
+            self.wait_us.resize(o.wait_us.len(), 0);
+        }
+        for (a, b) in self.wait_us.iter_mut().zip(&o.wait_us) {
+            *a += b;
+        }
         for (mine, theirs) in [
             (&mut self.ok, &o.ok),
             (&mut self.errors, &o.errors),
@@ -64,7 +80,14 @@ impl Counts {
             ok: (0..len).map(|i| at(&self.ok, i)).collect(),
             errors: (0..len).map(|i| at(&self.errors, i)).collect(),
             inflight,
+            open: Vec::new(),
+            wait_us: Vec::new(),
         }
+    }
+
+    /// The checkout waits per bucket (µs, summed over the successes).
+    pub(crate) fn waits(&self) -> Vec<u64> {
+        self.wait_us.clone()
     }
 }
 
@@ -81,6 +104,12 @@ pub struct Timeline {
     pub errors: Vec<u32>,
     /// Requests in flight at the end of each bucket.
     pub inflight: Vec<u32>,
+    /// With `--ramp`: connections open, sampled in each bucket.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub open: Vec<u32>,
+    /// With `--ramp`: the successes' checkout waits per bucket, summed, µs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wait_us: Vec<u64>,
 }
 
 /// A time when requests were in flight and none succeeded.

@@ -12,6 +12,7 @@ mod grid;
 mod html;
 mod markdown;
 mod open;
+mod ramp;
 mod spectrum;
 mod summary;
 mod table;
@@ -85,6 +86,7 @@ pub fn render_text(result: &RunResult) -> String {
     out.push_str(&table::render(result));
     out.push_str(&open::render(result));
     out.push_str(&grid::render(result));
+    out.push_str(&ramp::render(result));
     out.push_str(&advice::render(result));
     out
 }

@@ -87,10 +87,23 @@ pub(crate) struct Run {
     pub(crate) timeout: Option<String>,
     pub(crate) checkout_timeout: Option<String>,
     pub(crate) pipeline: Option<usize>,
+    /// `--ramp`, as a string (`4..16/4s,16/2s`).
+    pub(crate) ramp: Option<String>,
+    /// The ramp's stages, from `concurrency`'s one value: each a target
+    /// and how long it takes to get there.
+    #[serde(default)]
+    pub(crate) stages: Vec<RampStage>,
     pub(crate) slo: Option<String>,
     /// Any other `run` flags, as written on the command line.
     #[serde(default)]
     pub(crate) args: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RampStage {
+    pub(crate) to: usize,
+    pub(crate) over: String,
 }
 
 /// What the step should show; each is checked and the scenario exits 1
@@ -205,7 +218,19 @@ impl Run {
             })
         };
         opt("-s", list(&self.strategies));
-        opt("-c", nums(&self.concurrency));
+        let stages = (!self.stages.is_empty()).then(|| {
+            let start = self.concurrency.first().copied().unwrap_or(1);
+            let rest: Vec<String> = self
+                .stages
+                .iter()
+                .map(|s| format!("{}/{}", s.to, s.over))
+                .collect();
+            format!("{start}..{}", rest.join(","))
+        });
+        match stages.or_else(|| self.ramp.clone()) {
+            Some(ramp) => opt("--ramp", Some(ramp)),
+            None => opt("-c", nums(&self.concurrency)),
+        }
         opt("--pool", nums(&self.pool));
         opt("-d", self.duration.clone());
         opt("--warmup", self.warmup.clone());
