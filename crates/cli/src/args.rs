@@ -182,13 +182,15 @@ pub(crate) struct RunArgs {
     #[arg(short = 'n', long, value_parser = parse::count)]
     pub(crate) requests: Option<u64>,
 
-    /// Concurrency that changes within each cell, connections kept:
-    /// FROM..TO/DURATION, then any ,TO/DURATION stages (10..1000/30s,
-    /// 4..16/4s,16/2s,4/3s). The report gives each second (req/s, p99,
-    /// connections open, checkout wait) and the concurrency where
-    /// throughput stopped growing or p99 crossed --slo.
+    /// Load that changes within each cell, connections kept: the
+    /// concurrency, or with --rate the rate (from the ramp's FROM, the
+    /// warm-up included; --rate then only asks for the open loop).
+    /// FROM..TO/DURATION, then any
+    /// ,TO/DURATION stages (10..1000/30s, 4..16/4s,16/2s,4/3s). The report
+    /// gives each second (req/s, p99, connections open, checkout wait) and
+    /// where throughput stopped growing or p99 crossed --slo.
     #[arg(long, value_name = "RAMP", value_parser = parse::ramp,
-          conflicts_with_all = ["concurrency", "duration", "rate", "batch", "requests"])]
+          conflicts_with_all = ["concurrency", "duration", "batch", "requests"])]
     pub(crate) ramp: Option<poolbench_engine::Ramp>,
 
     /// Open loop: requests per second, sent whatever the answers; latency

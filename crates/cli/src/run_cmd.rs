@@ -147,7 +147,11 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.slo = a.slo.clone();
     plan.hdr_intervals = a.views.hdr_log.is_some();
     if let Some(ramp) = &a.ramp {
-        plan.concurrency = vec![ramp.peak().ceil() as usize];
+        // Closed loop: as many workers as the peak; open: the rate ramps,
+        // the in-flight cap stays.
+        if plan.load == LoadModel::Closed {
+            plan.concurrency = vec![ramp.peak().ceil() as usize];
+        }
         plan.duration = ramp.total();
         plan.ramp = Some(ramp.clone());
     }
@@ -187,6 +191,12 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         };
         plan.load = LoadModel::Open { rate, arrival };
         plan.concurrency = vec![a.max_inflight];
+    }
+    if let (Some(ramp), LoadModel::Open { arrival, .. }) = (&a.ramp, plan.load) {
+        plan.load = LoadModel::Open {
+            rate: ramp.peak(),
+            arrival,
+        };
     }
     if let Some(size) = a.batch {
         plan.load = LoadModel::Batch {

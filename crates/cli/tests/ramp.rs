@@ -65,12 +65,12 @@ fn an_elastic_pool_grows_under_a_ramp_and_shrinks_after_it() {
     assert_eq!(seconds.len(), 6);
     assert_eq!(seconds[2]["connections_open"], 12, "{seconds:?}");
     assert_eq!(seconds[5]["connections_open"], 4, "{seconds:?}");
-    assert_eq!(seconds[5]["concurrency"].as_f64().unwrap(), 2.0);
+    assert_eq!(seconds[5]["target"].as_f64().unwrap(), 2.0);
     assert!(seconds
         .iter()
         .all(|s| s["throughput_rps"].as_f64().unwrap() > 0.0));
     assert!(
-        text.contains("ramp of elastic:4+8, second by second"),
+        text.contains("ramp of elastic:4+8 (concurrency), second by second"),
         "{text}"
     );
     // One continuous run: the overflow connections were opened once each,
@@ -109,7 +109,10 @@ fn the_report_names_where_throughput_stopped_and_p99_crossed_the_slo() {
     let crossed = ramp["slo_p99_crossed_at"]
         .as_f64()
         .expect("p99 crossed 30 ms");
-    assert!(crossed >= saturated && (6.0..=40.0).contains(&crossed), "{ramp}");
+    assert!(
+        crossed >= saturated && (6.0..=40.0).contains(&crossed),
+        "{ramp}"
+    );
     assert!(text.contains("throughput stopped growing at c ≈"), "{text}");
     assert!(
         text.contains("p99 crossed the SLO's 30.0 ms at c ≈"),
@@ -118,12 +121,39 @@ fn the_report_names_where_throughput_stopped_and_p99_crossed_the_slo() {
 }
 
 #[test]
+fn with_rate_the_ramp_is_of_the_rate() {
+    let (r, text) = run(&[
+        "-s",
+        "pool:50",
+        "--rate",
+        "1",
+        "--ramp",
+        "200..2000/3s",
+        "--max-inflight",
+        "200",
+        "--warmup",
+        "300ms",
+        "--server-delay",
+        "2ms",
+    ]);
+    let c = &r["cells"][0];
+    assert_eq!(c["concurrency"], 200, "the in-flight cap");
+    let seconds = c["ramp"]["seconds"].as_array().unwrap();
+    for (s, want) in seconds.iter().zip([500.0, 1100.0, 1700.0]) {
+        let got = s["throughput_rps"].as_f64().unwrap();
+        assert_eq!(s["target"].as_f64().unwrap(), want);
+        assert!((got - want).abs() < 0.2 * want, "{seconds:?}");
+    }
+    assert!(text.contains("ramp of pool:50 (rate)"), "{text}");
+}
+
+#[test]
 fn bad_ramps_are_refused_before_any_load() {
     for (args, says) in [
         (vec!["--ramp", "1..x/1s"], "TO is not a number"),
         (vec!["--ramp", "1..10/1s", "-c", "5"], "cannot be used with"),
         (
-            vec!["--ramp", "1..10/1s", "--rate", "100"],
+            vec!["--ramp", "1..10/1s", "--batch", "5"],
             "cannot be used with",
         ),
     ] {

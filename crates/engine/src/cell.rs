@@ -129,7 +129,10 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     let mut dropped = 0;
     match plan.load {
         LoadModel::Open { rate, arrival } => {
-            let schedule = Schedule::new(origin, rate, arrival);
+            let mut schedule = Schedule::new(origin, rate, arrival);
+            if let Some(ramp) = &plan.ramp {
+                schedule = schedule.ramping(ramp.clone(), measure_from);
+            }
             let handle = tokio::runtime::Handle::current();
             let paced = open::start(
                 shared.clone(),

@@ -48,6 +48,8 @@ pub(crate) struct Schedule {
     next: Instant,
     gap_s: f64,
     poisson: Option<StdRng>,
+    /// A rate that ramps, from the start of the measured window.
+    ramp: Option<(crate::ramp::Ramp, Instant)>,
 }
 
 impl Schedule {
@@ -56,15 +58,27 @@ impl Schedule {
             next: start,
             gap_s: 1.0 / rate,
             poisson: (arrival == Arrival::Poisson).then(|| StdRng::seed_from_u64(0x5eed)),
+            ramp: None,
         }
+    }
+
+    /// The rate follows `ramp` from `measure_from` on (its start before):
+    /// each gap is that of the rate at the time it begins.
+    pub(crate) fn ramping(mut self, ramp: crate::ramp::Ramp, measure_from: Instant) -> Self {
+        self.ramp = Some((ramp, measure_from));
+        self
     }
 
     /// The next intended send time.
     pub(crate) fn next(&mut self) -> Instant {
         let at = self.next;
-        let gap = match &mut self.poisson {
-            Some(rng) => -(1.0 - rng.random::<f64>()).ln() * self.gap_s,
+        let mean = match &self.ramp {
+            Some((ramp, from)) => 1.0 / ramp.at(at.saturating_duration_since(*from).as_secs_f64()),
             None => self.gap_s,
+        };
+        let gap = match &mut self.poisson {
+            Some(rng) => -(1.0 - rng.random::<f64>()).ln() * mean,
+            None => mean,
         };
         self.next += Duration::from_secs_f64(gap);
         at

@@ -58,9 +58,10 @@ pub struct Plan {
     /// HdrHistogram interval logs, `--hdr-log`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hdr_intervals: bool,
-    /// Concurrency that changes within each cell (`--ramp`): the cell runs
-    /// `ramp.peak()` workers, each active while the ramp is above it, for
-    /// the ramp's length.
+    /// Load that changes within each cell (`--ramp`), for the ramp's
+    /// length. Closed loop: the concurrency; the cell runs `ramp.peak()`
+    /// workers, each active while the ramp is above it. Open loop: the
+    /// rate, at most `concurrency` in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<crate::ramp::Ramp>,
 }
@@ -109,7 +110,7 @@ pub enum PlanError {
     },
     #[error("--pipeline must be at least 2")]
     Pipeline,
-    #[error("--ramp changes the concurrency of a closed loop; it cannot be combined with --rate or --batch")]
+    #[error("--ramp changes the concurrency of a closed loop or the rate of an open one; batches have neither")]
     RampNeedsClosedLoop,
 }
 
@@ -217,7 +218,7 @@ impl Plan {
         if self.pipeline.is_some_and(|d| d < 2) {
             return Err(PlanError::Pipeline);
         }
-        if self.ramp.is_some() && !matches!(self.load, crate::load::LoadModel::Closed) {
+        if self.ramp.is_some() && matches!(self.load, crate::load::LoadModel::Batch { .. }) {
             return Err(PlanError::RampNeedsClosedLoop);
         }
         let scheme = self.target.scheme.clone();

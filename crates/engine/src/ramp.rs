@@ -126,8 +126,9 @@ fn stage(text: &str) -> Result<Stage, String> {
 pub struct RampSecond {
     /// Seconds into the measured window.
     pub t_s: u32,
-    /// The ramp's concurrency in the middle of the second.
-    pub concurrency: f64,
+    /// The ramp's concurrency (closed loop) or rate (open loop) in the
+    /// middle of the second.
+    pub target: f64,
     pub throughput_rps: f64,
     pub errors: u32,
     pub p99_us: f64,
@@ -141,10 +142,11 @@ pub struct RampSecond {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RampSummary {
     pub seconds: Vec<RampSecond>,
-    /// The concurrency at which throughput stopped growing: the first
-    /// second at 95% of the peak second, if the ramp rose on after it.
+    /// The concurrency (or rate) at which throughput stopped growing: the
+    /// first second at 95% of the peak second, if the ramp rose on after it.
     pub saturated_at: Option<f64>,
-    /// The concurrency at which p99 first crossed the `--slo` p99 bound.
+    /// The concurrency (or rate) at which p99 first crossed the `--slo` p99
+    /// bound.
     pub slo_p99_crossed_at: Option<f64>,
 }
 
@@ -178,7 +180,7 @@ pub(crate) fn summarize(
         let length = (measured_s - s as f64).clamp(1e-3, 1.0);
         seconds.push(RampSecond {
             t_s: s as u32,
-            concurrency: ramp.at(s as f64 + length / 2.0),
+            target: ramp.at(s as f64 + length / 2.0),
             throughput_rps: ok as f64 / length,
             errors: sum(&t.errors) as u32,
             p99_us,
@@ -194,16 +196,12 @@ pub(crate) fn summarize(
         .iter()
         .position(|s| peak > 0.0 && s.throughput_rps >= 0.95 * peak)
         .filter(|&i| {
-            let here = seconds[i].concurrency;
-            seconds[i..].iter().any(|s| s.concurrency > here * 1.1)
+            let here = seconds[i].target;
+            seconds[i..].iter().any(|s| s.target > here * 1.1)
         })
-        .map(|i| seconds[i].concurrency);
-    let slo_p99_crossed_at = slo_p99_us.and_then(|bound| {
-        seconds
-            .iter()
-            .find(|s| s.p99_us > bound)
-            .map(|s| s.concurrency)
-    });
+        .map(|i| seconds[i].target);
+    let slo_p99_crossed_at =
+        slo_p99_us.and_then(|bound| seconds.iter().find(|s| s.p99_us > bound).map(|s| s.target));
     RampSummary {
         seconds,
         saturated_at,

@@ -11,18 +11,23 @@ pub(crate) fn render(result: &RunResult) -> String {
         let Some(r) = &c.ramp else {
             continue;
         };
-        let _ = writeln!(out, "\nramp of {}, second by second", c.strategy);
+        let open = c.requested_rate.is_some();
+        let (what, column) = match open {
+            true => ("rate", "rate"),
+            false => ("concurrency", "c"),
+        };
+        let _ = writeln!(out, "\nramp of {} ({what}), second by second", c.strategy);
         let _ = writeln!(
             out,
             "  {:>5} {:>8} {:>12} {:>9} {:>7} {:>6} {:>10}",
-            "t", "c", "req/s", "p99", "errors", "conns", "wait mean"
+            "t", column, "req/s", "p99", "errors", "conns", "wait mean"
         );
         for s in &r.seconds {
             let _ = writeln!(
                 out,
                 "  {:>4}s {:>8.0} {:>12} {:>9} {:>7} {:>6} {:>10}",
                 s.t_s,
-                s.concurrency,
+                s.target,
                 fmt_rate(s.throughput_rps),
                 fmt_duration_us(s.p99_us),
                 s.errors,
@@ -34,7 +39,7 @@ pub(crate) fn render(result: &RunResult) -> String {
             Some(at) => {
                 let _ = writeln!(
                     out,
-                    "  throughput stopped growing at c ≈ {at:.0} (95% of the best second reached; the ramp went higher)"
+                    "  throughput stopped growing at {column} ≈ {at:.0} (95% of the best second reached; the ramp went higher)"
                 );
             }
             None => out.push_str("  throughput grew (or held) to the end of the ramp\n"),
@@ -44,7 +49,7 @@ pub(crate) fn render(result: &RunResult) -> String {
                 Some(at) => {
                     let _ = writeln!(
                         out,
-                        "  p99 crossed the SLO's {} at c ≈ {at:.0}",
+                        "  p99 crossed the SLO's {} at {column} ≈ {at:.0}",
                         fmt_duration_us(bound)
                     );
                 }
