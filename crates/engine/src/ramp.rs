@@ -43,7 +43,9 @@ impl Ramp {
             stages.push(stage(p).map_err(|w| bad(&w))?);
         }
         let ramp = Ramp { start, stages };
-        if !(start >= 1.0) || ramp.stages.iter().any(|s| !(s.to >= 1.0)) {
+        // NaN is below 1 too.
+        let below_one = |v: f64| v.is_nan() || v < 1.0;
+        if below_one(start) || ramp.stages.iter().any(|s| below_one(s.to)) {
             return Err(bad("every concurrency is at least 1"));
         }
         if ramp.peak() > 10_000_000.0 {
