@@ -198,3 +198,34 @@ fn a_scenario_needing_postgres_says_how_to_start_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_step_ramps_through_its_stages() {
+    let path = file(
+        "stages",
+        r#"name = "stages"
+title = "an elastic pool under a ramp"
+shows = "it grows and shrinks"
+
+[[step]]
+title = "2 to 12 workers and back"
+serve = { delay = "2ms" }
+target = "http://{http}/"
+run = { strategies = ["elastic:2+4"], concurrency = [2], stages = [{ to = 12, over = "1s" }, { to = 2, over = "1s" }], warmup = "200ms" }
+expect = { errors = false }
+"#,
+    );
+    let out = bin()
+        .args(["scenario", "run", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains("ramp of elastic:2+4 (concurrency), second by second"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2.00 s per cell"), "{stdout}");
+}
