@@ -26,6 +26,24 @@ fn file(name: &str, toml: &str) -> PathBuf {
     p
 }
 
+/// Runs a scenario file holding `toml` (quietly); its exit code and output.
+fn run_toml(name: &str, toml: &str) -> (Option<i32>, String, String) {
+    let path = file(name, toml);
+    let out = bin()
+        .args(["scenario", "run", "--quiet"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = text(&out);
+    (out.status.code(), stdout, stderr)
+}
+
+/// A scenario of one step titled "x", the step's other lines given.
+fn one_step(step: &str) -> String {
+    format!("name = \"t\"\ntitle = \"t\"\nshows = \"t\"\n\n[[step]]\ntitle = \"x\"\n{step}")
+}
+
 /// A built-in scenario's TOML (as `scenario show` prints it), its cells
 /// shortened.
 fn shortened(name: &str, shorter: &[(&str, &str)]) -> PathBuf {
@@ -107,28 +125,17 @@ fn pool_size_grid_passes_its_expectations() {
 
 #[test]
 fn a_failed_expectation_exits_1_and_says_which() {
-    let path = file(
+    let (code, stdout, stderr) = run_toml(
         "fails",
-        r#"name = "fails"
-title = "a clean server, expected to fail"
-shows = "nothing"
-
-[[step]]
-title = "one cell"
-serve = { delay = "1ms" }
+        &one_step(
+            r#"serve = { delay = "1ms" }
 target = "http://{http}/"
 run = { strategies = ["pool:2"], concurrency = [2], duration = "300ms", warmup = "0s" }
 expect = { errors = true, pitfall = ["stall"] }
 "#,
+        ),
     );
-    let out = bin()
-        .args(["scenario", "run", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stdout.contains("FAILED errors: true (measured: 0 failed)"),
         "{stdout}"
@@ -157,26 +164,20 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
         assert_eq!(shown.stdout, on_disk, "{name}");
     }
     // An unknown key: refused with its line and column, before any load.
-    let path = file(
+    let (code, _, stderr) = run_toml(
         "typo",
-        "name = \"t\"\ntitle = \"t\"\nshows = \"t\"\n\n[[step]]\ntitle = \"x\"\ntarget = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:2\"], concurrensy = [2] }\n",
+        &one_step("target = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:2\"], concurrensy = [2] }\n"),
     );
-    let out = bin().args(["scenario", "run"]).arg(&path).output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("line 8, column"), "{stderr}");
     assert!(stderr.contains("concurrensy"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     // A bad run flag: refused naming the step.
-    let path = file(
+    let (code, _, stderr) = run_toml(
         "flag",
-        "name = \"t\"\ntitle = \"t\"\nshows = \"t\"\n\n[[step]]\ntitle = \"x\"\ntarget = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:zero\"] }\n",
+        &one_step("target = \"http://127.0.0.1:9/\"\nrun = { strategies = [\"pool:zero\"] }\n"),
     );
-    let out = bin().args(["scenario", "run"]).arg(&path).output().unwrap();
-    let _ = std::fs::remove_file(&path);
-    let (_, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("step 1 (x)"), "{stderr}");
     // No such scenario.
     let out = bin().args(["scenario", "run", "nope"]).output().unwrap();
@@ -201,28 +202,17 @@ fn a_scenario_needing_postgres_says_how_to_start_it() {
 
 #[test]
 fn a_step_ramps_through_its_stages() {
-    let path = file(
+    let (code, stdout, stderr) = run_toml(
         "stages",
-        r#"name = "stages"
-title = "an elastic pool under a ramp"
-shows = "it grows and shrinks"
-
-[[step]]
-title = "2 to 12 workers and back"
-serve = { delay = "2ms" }
+        &one_step(
+            r#"serve = { delay = "2ms" }
 target = "http://{http}/"
 run = { strategies = ["elastic:2+4"], concurrency = [2], stages = [{ to = 12, over = "1s" }, { to = 2, over = "1s" }], warmup = "200ms" }
 expect = { errors = false }
 "#,
+        ),
     );
-    let out = bin()
-        .args(["scenario", "run", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let (stdout, stderr) = text(&out);
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(code, Some(0), "{stderr}");
     assert!(
         stdout.contains("ramp of elastic:2+4 (concurrency), second by second"),
         "{stdout}"
