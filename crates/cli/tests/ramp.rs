@@ -73,6 +73,33 @@ fn an_elastic_pool_grows_under_a_ramp_and_shrinks_after_it() {
         text.contains("ramp of elastic:4+8 (concurrency), second by second"),
         "{text}"
     );
+    // The HTML report holds the same seconds, and the timeline draws the
+    // connections open.
+    let saved =
+        std::env::temp_dir().join(format!("poolbench-ramp-html-{}.json", std::process::id()));
+    std::fs::write(&saved, r.to_string()).unwrap();
+    let html = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", "html"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&saved);
+    let html = String::from_utf8_lossy(&html.stdout);
+    let table = html
+        .split("<table class=\"ramp\">")
+        .nth(1)
+        .expect("a ramp table");
+    let rows = table
+        .split("</table>")
+        .next()
+        .unwrap()
+        .matches("<tr>")
+        .count();
+    assert_eq!(rows, 1 + 6, "a header and six seconds");
+    assert!(
+        html.contains("<title>connections open (most 12)</title>"),
+        "{html}"
+    );
     // One continuous run: the overflow connections were opened once each,
     // not per stage (a fresh cell per stage would open them again).
     let opened = c["connections"]["opened"].as_u64().unwrap();

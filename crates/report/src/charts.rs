@@ -193,6 +193,26 @@ pub(crate) fn timeline(c: &CellResult) -> String {
             )
         })
         .collect();
+    if !t.open.is_empty() {
+        let top = t.open.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let open: Vec<String> = t
+            .open
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| {
+                format!(
+                    "{:.1},{:.1}",
+                    (i as f64 + 0.5) * bw,
+                    hgt - v as f64 / top * (hgt - 10.0)
+                )
+            })
+            .collect();
+        let _ = write!(
+            s,
+            "<polyline fill=\"none\" stroke=\"#8250df\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\" points=\"{}\"><title>connections open (most {top})</title></polyline>",
+            open.join(" ")
+        );
+    }
     let _ = write!(
         s,
         "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{}\"><title>in flight</title></polyline>\

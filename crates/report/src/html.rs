@@ -173,7 +173,46 @@ fn cells(h: &mut String, result: &RunResult) {
             fmt_duration_us(l.max)
         );
         h.push_str(&timeline(c));
+        ramp_table(h, c);
         h.push_str(&spectrum_chart(c));
         h.push_str("</details>\n");
+    }
+}
+
+/// A ramped cell, second by second.
+fn ramp_table(h: &mut String, c: &CellResult) {
+    let Some(r) = &c.ramp else {
+        return;
+    };
+    let target = match c.requested_rate.is_some() {
+        true => "rate",
+        false => "concurrency",
+    };
+    let _ = write!(
+        h,
+        "<table class=\"ramp\"><tr><th>second</th><th>{target}</th><th>req/s</th><th>p99</th><th>errors</th><th>connections open</th><th>checkout wait (mean)</th></tr>"
+    );
+    for s in &r.seconds {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            s.t_s,
+            s.target,
+            fmt_rate(s.throughput_rps),
+            fmt_duration_us(s.p99_us),
+            s.errors,
+            s.connections_open,
+            fmt_duration_us(s.checkout_wait_mean_us)
+        );
+    }
+    h.push_str("</table>");
+    if let Some(at) = r.saturated_at {
+        let _ = write!(
+            h,
+            "<p>Throughput stopped growing at {target} ≈ {at:.0}.</p>"
+        );
+    }
+    if let Some(at) = r.slo_p99_crossed_at {
+        let _ = write!(h, "<p>p99 crossed the SLO at {target} ≈ {at:.0}.</p>");
     }
 }
