@@ -125,16 +125,28 @@ fn pool_size_grid_passes_its_expectations() {
 
 #[test]
 fn a_failed_expectation_exits_1_and_says_which() {
-    let (code, stdout, stderr) = run_toml(
-        "fails",
-        &one_step(
-            r#"serve = { delay = "1ms" }
+    // The file's own output: written though an expectation failed.
+    let saved = std::env::temp_dir().join(format!(
+        "poolbench-scenario-out-{}.json",
+        std::process::id()
+    ));
+    let toml = one_step(
+        r#"serve = { delay = "1ms" }
 target = "http://{http}/"
 run = { strategies = ["pool:2"], concurrency = [2], duration = "300ms", warmup = "0s" }
 expect = { errors = true, pitfall = ["stall"] }
 "#,
-        ),
+    )
+    .replacen(
+        "\n\n[[step]]",
+        &format!("\noutput = [{:?}]\n\n[[step]]", saved.display().to_string()),
+        1,
     );
+    let (code, stdout, stderr) = run_toml("fails", &toml);
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&saved).expect("the scenario's output")).unwrap();
+    let _ = std::fs::remove_file(&saved);
+    assert_eq!(written["cells"][0]["strategy"], "pool:2");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stdout.contains("FAILED errors: true (measured: 0 failed)"),

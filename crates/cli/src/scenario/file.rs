@@ -19,6 +19,9 @@ pub(crate) struct Scenario {
     /// `POOLBENCH_PG_URL` and `POOLBENCH_REDIS_URL`.
     #[serde(default)]
     pub(crate) needs: Vec<String>,
+    /// Files to write each step's result to, as `-o` (which adds to them).
+    #[serde(default)]
+    pub(crate) output: Vec<std::path::PathBuf>,
     #[serde(rename = "step")]
     pub(crate) steps: Vec<Step>,
 }

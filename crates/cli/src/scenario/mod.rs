@@ -113,6 +113,8 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
             )));
         }
     }
+    let output: Vec<PathBuf> = s.output.iter().chain(output).cloned().collect();
+    let output = output.as_slice();
     crate::output::check(output)?;
     // Every step's run is parsed before any load: a bad flag stops it all.
     let mut plans = Vec::new();
