@@ -169,7 +169,7 @@ fn with_rate_the_ramp_is_of_the_rate() {
     for (s, want) in seconds.iter().zip([500.0, 1100.0, 1700.0]) {
         let got = s["throughput_rps"].as_f64().unwrap();
         assert_eq!(s["target"].as_f64().unwrap(), want);
-        assert!((got - want).abs() < 0.2 * want, "{seconds:?}");
+        assert!((got - want).abs() < 0.3 * want, "{seconds:?}");
     }
     assert!(text.contains("ramp of pool:50 (rate)"), "{text}");
 }
