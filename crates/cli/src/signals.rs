@@ -5,8 +5,17 @@
 use poolbench_engine::interrupt;
 use tokio::signal::unix::{signal, SignalKind};
 
+/// Whether a watcher runs: one per process, however many runs (a
+/// scenario's steps) ask for it, or a second watcher would take the first
+/// Ctrl-C for the second and quit at once.
+static WATCHING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
 /// Catch SIGINT and SIGTERM from now on, on a thread of their own.
 pub(crate) fn watch() -> std::io::Result<()> {
+    let mut watching = WATCHING.lock().unwrap_or_else(|p| p.into_inner());
+    if *watching {
+        return Ok(());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -36,6 +45,7 @@ pub(crate) fn watch() -> std::io::Result<()> {
                 }
             })
         })?;
+    *watching = true;
     Ok(())
 }
 

@@ -231,3 +231,61 @@ expect = { errors = false }
     );
     assert!(stdout.contains("2.00 s per cell"), "{stdout}");
 }
+
+#[test]
+fn ctrl_c_in_a_scenario_keeps_what_was_measured() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = std::env::temp_dir();
+    let saved = dir.join(format!(
+        "poolbench-scenario-int-{}.json",
+        std::process::id()
+    ));
+    let two_steps = r#"name = "t"
+title = "t"
+shows = "t"
+
+[[step]]
+title = "first"
+serve = { delay = "1ms" }
+target = "http://{http}/"
+run = { strategies = ["pool:2"], concurrency = [2], duration = "600ms", warmup = "0s" }
+
+[[step]]
+title = "second"
+serve = { delay = "1ms" }
+target = "http://{http}/"
+run = { strategies = ["pool:2"], concurrency = [2], duration = "20s", warmup = "0s" }
+"#;
+    let path = file("interrupt", two_steps);
+    let child = bin()
+        .args(["scenario", "run", "--quiet", "-o"])
+        .arg(&saved)
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Into the second step (its server starts in well under a second).
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (stdout, stderr) = text(&out);
+    // One signal: the second step ends with what it measured, exit 130.
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let second = saved.with_file_name(format!(
+        "poolbench-scenario-int-{}.2.json",
+        std::process::id()
+    ));
+    for p in [&saved, &second] {
+        let r: serde_json::Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+        assert!(r["cells"][0]["ok"].as_u64().unwrap() > 0, "{}", p.display());
+        let _ = std::fs::remove_file(p);
+    }
+    assert!(stdout.contains("=== step 2/2: second"), "{stdout}");
+    assert!(stdout.contains("INTERRUPTED by SIGINT"), "{stdout}");
+}

@@ -71,13 +71,13 @@ fn source(name: &str) -> Result<(String, String), Failure> {
     )))
 }
 
-/// Each step's outputs: `r.json` as is for one step, `r.2.json` for the
-/// second of several.
-fn step_outputs(output: &[PathBuf], step: usize, steps: usize) -> Vec<PathBuf> {
+/// Each step's outputs: `r.json` as given for the first step, `r.2.json`
+/// for the second, and so on.
+fn step_outputs(output: &[PathBuf], step: usize) -> Vec<PathBuf> {
     output
         .iter()
-        .map(|p| match steps {
-            1 => p.clone(),
+        .map(|p| match step {
+            0 => p.clone(),
             _ => {
                 let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned());
                 let ext = p.extension().map(|s| s.to_string_lossy().into_owned());
@@ -132,7 +132,7 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
         let Command::Run(mut a) = cli.command else {
             unreachable!("parsed as run")
         };
-        a.output = step_outputs(output, i, s.steps.len());
+        a.output = step_outputs(output, i);
         plans.push(a);
     }
     println!("scenario {}: {}", s.name, s.title);
