@@ -5,6 +5,34 @@
 use poolbench_engine::interrupt;
 use tokio::signal::unix::{signal, SignalKind};
 
+/// Processes this one started (a scenario step's `poolbench serve`): a
+/// second signal, which quits at once, stops them first.
+static CHILDREN: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+
+/// Stop `pid` too if a second signal quits at once.
+pub(crate) fn adopt(pid: u32) {
+    CHILDREN.lock().unwrap_or_else(|p| p.into_inner()).push(pid);
+}
+
+/// `pid` was stopped and waited for.
+pub(crate) fn release(pid: u32) {
+    CHILDREN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|&c| c != pid);
+}
+
+fn stop_children() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let children = CHILDREN.lock().unwrap_or_else(|p| p.into_inner());
+    for &pid in children.iter() {
+        if let Ok(pid) = i32::try_from(pid) {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+    }
+}
+
 /// Whether a watcher runs: one per process, however many runs (a
 /// scenario's steps) ask for it, or a second watcher would take the first
 /// Ctrl-C for the second and quit at once.
@@ -36,6 +64,7 @@ pub(crate) fn watch() -> std::io::Result<()> {
                         _ = term.recv() => 15,
                     };
                     if interrupt::requested().is_some() {
+                        stop_children();
                         std::process::exit(128 + sig);
                     }
                     interrupt::request(sig);
@@ -52,4 +81,23 @@ pub(crate) fn watch() -> std::io::Result<()> {
 /// The exit code of a run stopped by a signal: 128 + its number.
 pub(crate) fn exit_code() -> Option<u8> {
     interrupt::requested().map(|s| (128 + s) as u8)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_signal_stops_the_adopted_children() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        adopt(child.id());
+        stop_children();
+        let status = child.wait().unwrap();
+        release(child.id());
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(9), "{status:?}");
+    }
 }

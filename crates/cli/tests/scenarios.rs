@@ -289,3 +289,76 @@ run = { strategies = ["pool:2"], concurrency = [2], duration = "20s", warmup = "
     assert!(stdout.contains("=== step 2/2: second"), "{stdout}");
     assert!(stdout.contains("INTERRUPTED by SIGINT"), "{stdout}");
 }
+
+/// The processes whose parent is `pid`, from /proc.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                // pid (comm) state ppid …: comm may hold spaces.
+                s.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok())
+                    == Some(pid)
+            })
+        })
+        .collect()
+}
+
+/// Gone, or a zombie nobody reaps (its parent has exited).
+fn stopped(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn a_second_ctrl_c_quits_at_once_and_stops_the_steps_server() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let path = file(
+        "twice",
+        &one_step(
+            r#"serve = { delay = "1ms" }
+target = "http://{http}/"
+run = { strategies = ["pool:2"], concurrency = [2], duration = "20s", warmup = "0s" }
+"#,
+        ),
+    );
+    let mut child = bin()
+        .args(["scenario", "run", "--quiet"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let server = loop {
+        if let Some(&p) = children_of(child.id()).first() {
+            break p;
+        }
+        assert!(std::time::Instant::now() < deadline, "no server started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    for _ in 0..2 {
+        let sent = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let status = child.wait().unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(status.code(), Some(130));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !stopped(server) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the step's server {server} outlived the scenario"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

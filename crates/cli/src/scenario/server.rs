@@ -27,6 +27,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| Failure::runtime(format!("cannot start poolbench serve: {e}")))?;
+        crate::signals::adopt(child.id());
         let (tx, rx) = mpsc::channel();
         let stdout = child.stdout.take().expect("stdout is piped");
         std::thread::spawn(move || {
@@ -78,5 +79,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        crate::signals::release(self.child.id());
     }
 }
