@@ -114,15 +114,7 @@ fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
     // And the pool came back.
     recovered(c);
     // The HTML report marks the outage on the cell's timeline.
-    let saved = std::env::temp_dir().join(format!("poolbench-outage-{}.json", std::process::id()));
-    std::fs::write(&saved, r.to_string()).unwrap();
-    let html = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["report", "--format", "html"])
-        .arg(&saved)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&saved);
-    let html = String::from_utf8_lossy(&html.stdout);
+    let html = services::html_of(&r, "outage");
     assert_eq!(html.matches("<rect class=\"outage\"").count(), 1, "{html}");
 }
 

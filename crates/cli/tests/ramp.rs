@@ -3,6 +3,7 @@
 //! ramp rises and shrinks back to 4 after the overflow grace once it falls;
 //! the report names where throughput stopped growing and where p99 crossed
 //! the SLO.
+mod services;
 use serde_json::Value;
 use std::process::Command;
 
@@ -75,16 +76,7 @@ fn an_elastic_pool_grows_under_a_ramp_and_shrinks_after_it() {
     );
     // The HTML report holds the same seconds, and the timeline draws the
     // connections open.
-    let saved =
-        std::env::temp_dir().join(format!("poolbench-ramp-html-{}.json", std::process::id()));
-    std::fs::write(&saved, r.to_string()).unwrap();
-    let html = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["report", "--format", "html"])
-        .arg(&saved)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&saved);
-    let html = String::from_utf8_lossy(&html.stdout);
+    let html = services::html_of(&r, "ramp-html");
     let table = html
         .split("<table class=\"ramp\">")
         .nth(1)

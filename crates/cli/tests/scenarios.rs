@@ -46,7 +46,7 @@ fn one_step(step: &str) -> String {
 
 /// A built-in scenario's TOML (as `scenario show` prints it), its cells
 /// shortened.
-fn shortened(name: &str, shorter: &[(&str, &str)]) -> PathBuf {
+fn shortened(name: &str, shorter: &[(&str, &str)]) -> String {
     let out = bin().args(["scenario", "show", name]).output().unwrap();
     assert!(out.status.success());
     let mut toml = String::from_utf8(out.stdout).unwrap();
@@ -54,7 +54,7 @@ fn shortened(name: &str, shorter: &[(&str, &str)]) -> PathBuf {
         assert!(toml.contains(from), "{name} has no {from}");
         toml = toml.replace(from, to);
     }
-    file(name, &toml)
+    toml
 }
 
 /// The scenarios measure: one at a time, not beside each other.
@@ -62,16 +62,9 @@ static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn passes(name: &str, shorter: &[(&str, &str)]) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let path = shortened(name, shorter);
-    let out = bin()
-        .args(["scenario", "run", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_file(&path);
-    let (stdout, stderr) = text(&out);
+    let (code, stdout, stderr) = run_toml(name, &shortened(name, shorter));
     assert!(
-        out.status.success(),
+        code == Some(0),
         "{name}: {stderr}\n{}",
         stdout
             .lines()

@@ -67,7 +67,8 @@ impl<T: Target> Shared<T> {
         latency: Duration,
     ) -> Window {
         rec.timeline(self.origin, start, done, outcome.is_ok());
-        if let Ok(t) = &outcome {
+        // Checkout waits per bucket: only a ramp's timeline shows them.
+        if let (Ok(t), Some(_)) = (&outcome, &self.ramp) {
             rec.counts.wait(bucket(self.origin, done), t.checkout);
         }
         if done < self.measure_from {

@@ -181,32 +181,23 @@ pub(crate) fn timeline(c: &CellResult) -> String {
             );
         }
     }
-    let points: Vec<String> = t
-        .inflight
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            format!(
-                "{:.1},{:.1}",
-                (i as f64 + 0.5) * bw,
-                hgt - v as f64 / inflight_top * (hgt - 10.0)
-            )
-        })
-        .collect();
-    if !t.open.is_empty() {
-        let top = t.open.iter().copied().max().unwrap_or(0).max(1) as f64;
-        let open: Vec<String> = t
-            .open
-            .iter()
+    // A value per bucket as a line, scaled to its own top.
+    let line = |v: &[u32], top: f64| -> Vec<String> {
+        v.iter()
             .enumerate()
-            .map(|(i, &v)| {
+            .map(|(i, &n)| {
                 format!(
                     "{:.1},{:.1}",
                     (i as f64 + 0.5) * bw,
-                    hgt - v as f64 / top * (hgt - 10.0)
+                    hgt - n as f64 / top * (hgt - 10.0)
                 )
             })
-            .collect();
+            .collect()
+    };
+    let points = line(&t.inflight, inflight_top);
+    if !t.open.is_empty() {
+        let top = t.open.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let open = line(&t.open, top);
         let _ = write!(
             s,
             "<polyline fill=\"none\" stroke=\"#8250df\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\" points=\"{}\"><title>connections open (most {top})</title></polyline>",

@@ -252,3 +252,18 @@ impl Drop for OwnPostgres {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// A result as `poolbench report --format html` renders it, saved as
+/// `name` in the temp dir for the while.
+pub fn html_of(result: &serde_json::Value, name: &str) -> String {
+    let saved = std::env::temp_dir().join(format!("poolbench-{name}-{}.json", std::process::id()));
+    std::fs::write(&saved, result.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", "html"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&saved);
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
