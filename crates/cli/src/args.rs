@@ -89,8 +89,10 @@ pub(crate) enum SchemaOf {
 
 #[derive(Args, Debug)]
 pub(crate) struct MergeArgs {
-    /// Results written by `run -o FILE.json`, all of the same plan.
-    #[arg(required = true, num_args = 2..)]
+    /// Results written by `run -o FILE.json`, all of the same plan: runs
+    /// side by side (two or more), or every shard of a plan run with
+    /// `--shard I/N` (all N; a missing one is named).
+    #[arg(required = true, num_args = 1..)]
     pub(crate) results: Vec<PathBuf>,
     /// Write the merged result to FILE (format by extension); repeat.
     #[arg(short, long, value_name = "FILE")]
@@ -224,6 +226,30 @@ pub(crate) struct RunArgs {
     /// runs: the nested checkout that deadlocks pools smaller than c+1.
     #[arg(long)]
     pub(crate) nested: bool,
+
+    /// Run share I of N of every cell (I counts from 0, as Kubernetes'
+    /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request budget and
+    /// batch size divided so that the N shards add up to the plan (the
+    /// remainder goes to the lowest indexes, with a note). Each shard
+    /// writes its whole result, stamped with the plan's hash; `poolbench
+    /// merge` adds the shards of one plan exactly.
+    #[arg(long, value_name = "I/N", value_parser = parse::shard,
+          help_heading = "More than one machine")]
+    pub(crate) shard: Option<poolbench_engine::Shard>,
+
+    /// Start the first cell's warm-up at this instant (RFC 3339, UTC:
+    /// 2026-11-23T18:00:00Z), every later run (cell, repetition) one
+    /// --slot after the one before: shards given the same time measure the
+    /// same windows. A time already past is refused.
+    #[arg(long, value_name = "TIME", value_parser = parse::start_at,
+          help_heading = "More than one machine")]
+    pub(crate) start_at: Option<String>,
+
+    /// With --start-at: the time each run gets, from its warm-up to the
+    /// next run's start. [default: warm-up + duration + 3s]
+    #[arg(long, value_parser = parse::positive_duration, requires = "start_at",
+          help_heading = "More than one machine")]
+    pub(crate) slot: Option<std::time::Duration>,
 
     /// HTTP: the request method. [default: GET]
     #[arg(short, long, help_heading = "HTTP request")]

@@ -72,6 +72,11 @@ fn merge(a: args::MergeArgs) -> Result<(), Failure> {
         .iter()
         .map(|p| output::load(p))
         .collect::<Result<Vec<_>, _>>()?;
+    if parts.len() < 2 && parts.iter().all(|r| r.shard.is_none()) {
+        return Err(Failure::input(
+            "merge needs two or more results, or the shards of one plan (run with --shard I/N)",
+        ));
+    }
     let merged = poolbench_engine::merge(&parts).map_err(Failure::input)?;
     output::write_all(&a.output, &merged)?;
     print!(

@@ -20,6 +20,15 @@ pub(crate) fn ramp(s: &str) -> Result<poolbench_engine::Ramp, String> {
     poolbench_engine::Ramp::parse(s)
 }
 
+pub(crate) fn shard(s: &str) -> Result<poolbench_engine::Shard, String> {
+    s.parse()
+}
+
+/// An RFC 3339 instant, kept as given (the plan carries it).
+pub(crate) fn start_at(s: &str) -> Result<String, String> {
+    poolbench_engine::parse_start(s).map(|_| s.to_string())
+}
+
 pub(crate) fn slo(s: &str) -> Result<poolbench_engine::Slo, String> {
     s.parse()
 }

@@ -43,6 +43,11 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
         }
     };
     let plan = plan(&a, target, embedded);
+    if embedded && plan.shard.is_some() {
+        return Err(Failure::input(
+            "--shard needs a target URL: every shard must load the same server, not a built-in one of its own",
+        ));
+    }
     plan.validate().map_err(Failure::input)?;
     crate::output::check(&a.output)?;
     crate::output::check_hdr_dir(&a.views)?;
@@ -56,6 +61,9 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
 
     let probe: Option<Box<dyn ServerProbe>> = match &server {
         Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),
+        // A shard shares the server with the others: its counters are
+        // theirs too.
+        None if plan.shard.is_some() => None,
         // A poolbench server elsewhere (e.g. service mode, or its gRPC
         // listener) shows its counters over HTTP/1.1.
         None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => plan
@@ -68,6 +76,9 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
     };
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
+    if !a.quiet {
+        announce_schedule(&plan);
+    }
     let progress = Progress::new(plan.cells().len(), a.quiet);
     let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
@@ -85,6 +96,29 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
     crate::output::write_hdr_logs(&a.views, &result)?;
     print!("{}", crate::output::render(a.format, &result, &a.views));
     Ok(result)
+}
+
+/// A shard's split and a scheduled start, on stderr before the run.
+fn announce_schedule(plan: &Plan) {
+    if let Some(shard) = plan.shard {
+        if let Ok((_, notes)) = shard.split(plan) {
+            for n in notes {
+                eprintln!("shard {shard}: {n}");
+            }
+        }
+    }
+    if let Some(s) = poolbench_engine::Schedule::of(plan) {
+        let wait = s
+            .start
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default();
+        eprintln!(
+            "waiting {:.1} s for --start-at {}; each run gets a {} slot",
+            wait.as_secs_f64(),
+            plan.start_at.as_deref().unwrap_or_default(),
+            humantime::format_duration(s.slot)
+        );
+    }
 }
 
 /// With `--slo`: exit 1 when no cell met it, naming what each broke.
@@ -143,6 +177,9 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.pool.fail_on_nested = a.fail_on_nested;
     plan.reps = a.reps.unwrap_or(if default_grid { 3 } else { 1 });
     plan.nested = a.nested;
+    plan.shard = a.shard;
+    plan.start_at = a.start_at.clone();
+    plan.slot = a.slot;
     plan.pipeline = a.pipeline;
     plan.slo = a.slo.clone();
     plan.hdr_intervals = a.views.hdr_log.is_some();

@@ -179,6 +179,13 @@ pub(crate) fn cell_result(
             true => latency_intervals,
             false => Vec::new(),
         },
+        started_unix_s: runs.first().map(|(o, _)| o.started_unix_s),
+        schedule_lag_ms: runs
+            .iter()
+            .filter_map(|(o, _)| o.schedule_lag)
+            .max()
+            .map(|d| d.as_secs_f64() * 1000.0),
+        shards: Vec::new(),
         ramp: plan.ramp.as_ref().zip(runs.first()).map(|(ramp, (o, _))| {
             crate::ramp::summarize(
                 ramp,

@@ -2,7 +2,7 @@
 //! repeated until both the sample count and the duration are met.
 use crate::exchange::Shared;
 use crate::record::{Fault, Recorder, Timing};
-use crate::shards::Shards;
+use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::Target;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -46,7 +46,7 @@ pub(crate) async fn run<T: Target>(
         let left = Arc::new(AtomicU64::new(size));
         let sample_start = Instant::now();
         // One recorder per load thread, not per sender (see `shards`).
-        let shards = Arc::new(Shards::new(threads, false));
+        let shards = Arc::new(ThreadRecorders::new(threads, false));
         let tasks: Vec<_> = (0..concurrency)
             .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), shards.clone())))
             .collect();
@@ -68,7 +68,7 @@ async fn sender<T: Target>(
     shared: Arc<Shared<T>>,
     id: usize,
     left: Arc<AtomicU64>,
-    shards: Arc<Shards>,
+    shards: Arc<ThreadRecorders>,
 ) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);

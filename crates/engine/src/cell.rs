@@ -11,7 +11,7 @@ use crate::load::{LoadModel, Schedule};
 use crate::open;
 use crate::plan::{CellSpec, Plan};
 use crate::record::Recorder;
-use crate::shards::Shards;
+use crate::thread_recorders::ThreadRecorders;
 use crate::timeline::{bucket, Stall, Timeline};
 use hdrhistogram::Histogram;
 use poolbench_pool::{BuildError, MetricsSnapshot};
@@ -53,6 +53,10 @@ pub(crate) struct CellOutcome {
     pub(crate) resent: u64,
     /// Latency per second of the measured window (`--hdr-log`).
     pub(crate) intervals: Vec<LatencyInterval>,
+    /// Wall-clock time of the cell's start (Unix seconds).
+    pub(crate) started_unix_s: f64,
+    /// With a slot: how late the cell started against it.
+    pub(crate) schedule_lag: Option<Duration>,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -60,14 +64,22 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     cell: CellSpec,
     plan: &Plan,
     threads: Option<&crate::threads::LoadThreads>,
+    slot: Option<std::time::SystemTime>,
 ) -> Result<CellOutcome, BuildError> {
     let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
     // Connect failures while prefilling show up again as counted errors
     // when the workers connect.
     strategy.prefill().await;
+    let schedule_lag = match slot {
+        Some(at) => Some(wait_for(at).await),
+        None => None,
+    };
     let cpu_before = process_cpu();
     let machine_before = machine_jiffies();
     let origin = Instant::now();
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     let measure_from = origin + plan.warmup;
     let end = match plan.load {
         // Batches are timed on their own after the warm-up.
@@ -95,7 +107,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         })
     };
 
-    let shards = Arc::new(Shards::new(
+    let shards = Arc::new(ThreadRecorders::new(
         plan.threads,
         plan.hdr_intervals || plan.ramp.is_some(),
     ));
@@ -263,5 +275,22 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         interrupted: interrupted_at.is_some(),
         resent,
         intervals,
+        started_unix_s,
+        schedule_lag,
     })
+}
+
+/// Sleep until the wall-clock instant `at` (a stop ends the wait); how
+/// late it is past `at`.
+async fn wait_for(at: std::time::SystemTime) -> Duration {
+    let ahead = at
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or_default();
+    tokio::select! {
+        _ = tokio::time::sleep(ahead) => {}
+        _ = crate::interrupt::wait() => {}
+    }
+    std::time::SystemTime::now()
+        .duration_since(at)
+        .unwrap_or_default()
 }

@@ -2,7 +2,7 @@
 //! worker whose requests keep failing to reach the target (refused, reset)
 //! backs off before the next, so a dead target costs no CPU.
 use crate::exchange::{Shared, Window};
-use crate::shards::Shards;
+use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::{ErrorKind, Target};
 use rand::Rng;
 use std::sync::Arc;
@@ -11,7 +11,11 @@ use std::time::{Duration, Instant};
 /// The longest pause between attempts on an unreachable target.
 const MAX_BACKOFF: Duration = Duration::from_millis(100);
 
-pub(crate) async fn worker<T: Target>(shared: Arc<Shared<T>>, id: usize, shards: Arc<Shards>) {
+pub(crate) async fn worker<T: Target>(
+    shared: Arc<Shared<T>>,
+    id: usize,
+    shards: Arc<ThreadRecorders>,
+) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
     let mut unreachable = 0u32;

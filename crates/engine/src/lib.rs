@@ -26,9 +26,11 @@ mod ramp;
 mod record;
 mod result;
 mod runner;
-mod shards;
+mod shard;
+mod shard_merge;
 mod slo;
 mod stats;
+mod thread_recorders;
 mod threads;
 mod timeline;
 
@@ -46,9 +48,11 @@ pub use probe::{DbPoolCounters, ServerCounters, ServerProbe};
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use record::{decode_histogram, encode_histogram, Summary};
 pub use result::{
-    result_schema, CellResult, Connections, Errors, Histograms, RunResult, SCHEMA_VERSION,
+    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
+    SCHEMA_VERSION,
 };
 pub use runner::{run, EngineError, Events, NoEvents};
+pub use shard::{parse_start, plan_hash, Schedule, Shard, ShardStamp, SplitError};
 pub use slo::Slo;
 pub use stats::mean_ci95;
 pub use timeline::{Stall, Timeline, BUCKET};

@@ -10,6 +10,15 @@ use std::collections::BTreeMap;
 /// The results in `parts`, merged; a mismatch of plans or cells says
 /// what differs.
 pub fn merge(parts: &[RunResult]) -> Result<RunResult, String> {
+    let sharded = parts.iter().any(|r| r.shard.is_some());
+    let relabeled;
+    let parts = match sharded {
+        true => {
+            relabeled = crate::shard_merge::prepare(parts)?;
+            &relabeled[..]
+        }
+        false => parts,
+    };
     let (first, rest) = parts.split_first().ok_or("nothing to merge")?;
     let plan = serde_json::to_value(&first.config).map_err(|e| e.to_string())?;
     for (i, r) in rest.iter().enumerate() {
@@ -54,6 +63,22 @@ pub fn merge(parts: &[RunResult]) -> Result<RunResult, String> {
         .unwrap_or_default();
     merged.interrupted = parts.iter().find_map(|r| r.interrupted.clone());
     merged.server = None;
+    if sharded {
+        merged.shard = None;
+        merged.merged_shards = Some(parts.len());
+    }
+    if let Some(ramp) = merged.config.ramp.clone() {
+        let slo_p99 = merged.config.slo.as_ref().and_then(|s| s.p99_us);
+        for c in &mut merged.cells {
+            c.ramp = Some(crate::ramp::summarize(
+                &ramp,
+                &c.timeline,
+                &c.latency_intervals,
+                c.duration_s,
+                slo_p99,
+            ));
+        }
+    }
     merged.scaling = findings::usl_fits(&merged);
     merged.pitfalls = findings::pitfalls(&merged);
     merged.recommendation = None;
@@ -63,6 +88,13 @@ pub fn merge(parts: &[RunResult]) -> Result<RunResult, String> {
         Err(why) => merged.no_recommendation = Some(why),
     }
     Ok(merged)
+}
+
+fn max(x: Option<f64>, y: Option<f64>) -> Option<f64> {
+    match (x, y) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    }
 }
 
 fn sum_maps(a: &mut BTreeMap<String, u64>, b: &BTreeMap<String, u64>) {
@@ -151,25 +183,78 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     };
     a.opened_during_measurement += b.opened_during_measurement;
     a.reopened += b.reopened;
-    let max = |x: Option<f64>, y: Option<f64>| match (x, y) {
-        (Some(x), Some(y)) => Some(x.max(y)),
-        (x, y) => x.or(y),
-    };
     a.generator_cpu = max(a.generator_cpu, b.generator_cpu);
     a.machine_cpu = max(a.machine_cpu, b.machine_cpu);
     a.server = None;
-    let (t, u) = (&mut a.timeline, &b.timeline);
-    if t.bucket_ms == u.bucket_ms {
-        let n = t.ok.len().max(u.ok.len());
-        for v in [&mut t.ok, &mut t.errors, &mut t.inflight] {
-            v.resize(n, 0);
+    a.connections.opened_in_warmup_by_s = max(
+        a.connections.opened_in_warmup_by_s,
+        b.connections.opened_in_warmup_by_s,
+    );
+    a.schedule_lag_ms = max(a.schedule_lag_ms, b.schedule_lag_ms);
+    add_timeline(a, b);
+    a.stalls.extend(b.stalls.iter().copied());
+    if a.latency_intervals.len() == b.latency_intervals.len() {
+        for (x, y) in a.latency_intervals.iter_mut().zip(&b.latency_intervals) {
+            add_histogram(&mut x.latency_ns, &y.latency_ns)?;
         }
-        for i in 0..u.ok.len() {
-            t.ok[i] += u.ok[i];
-            t.errors[i] += u.errors[i];
-            t.inflight[i] += u.inflight[i];
+    } else {
+        a.latency_intervals.clear();
+    }
+    a.shards.extend(b.shards.iter().cloned());
+    Ok(())
+}
+
+/// Adds `b`'s timeline into `a`'s, bucket by bucket, aligned on the wall
+/// clock where both know when they started.
+fn add_timeline(a: &mut CellResult, b: &CellResult) {
+    let bucket_s = a.timeline.bucket_ms as f64 / 1000.0;
+    if a.timeline.bucket_ms != b.timeline.bucket_ms || bucket_s <= 0.0 {
+        return;
+    }
+    let mut u = b.timeline.clone();
+    if let (Some(x), Some(y)) = (a.started_unix_s, b.started_unix_s) {
+        let offset = ((y - x) / bucket_s).round() as i64;
+        match offset {
+            o if o > 0 => shift(&mut u, o as usize),
+            o if o < 0 => {
+                shift(&mut a.timeline, (-o) as usize);
+                a.started_unix_s = Some(y);
+            }
+            _ => {}
         }
     }
-    a.stalls.extend(b.stalls.iter().copied());
-    Ok(())
+    let t = &mut a.timeline;
+    t.measure_from_bucket = t.measure_from_bucket.max(u.measure_from_bucket);
+    add_counts(&mut t.ok, &u.ok);
+    add_counts(&mut t.errors, &u.errors);
+    add_counts(&mut t.inflight, &u.inflight);
+    add_counts(&mut t.open, &u.open);
+    if t.wait_us.len() < u.wait_us.len() {
+        t.wait_us.resize(u.wait_us.len(), 0);
+    }
+    for (x, y) in t.wait_us.iter_mut().zip(&u.wait_us) {
+        *x += y;
+    }
+}
+
+fn add_counts(a: &mut Vec<u32>, b: &[u32]) {
+    if a.len() < b.len() {
+        a.resize(b.len(), 0);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Start `t` `n` buckets later: zeros in front.
+fn shift(t: &mut crate::timeline::Timeline, n: usize) {
+    for v in [&mut t.ok, &mut t.errors, &mut t.inflight, &mut t.open] {
+        if !v.is_empty() {
+            v.splice(0..0, std::iter::repeat_n(0, n));
+        }
+    }
+    if !t.wait_us.is_empty() {
+        t.wait_us.splice(0..0, std::iter::repeat_n(0, n));
+    }
+    t.measure_from_bucket += n;
 }

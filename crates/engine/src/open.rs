@@ -9,7 +9,7 @@
 use crate::exchange::{Shared, Window};
 use crate::load::Schedule;
 use crate::precise::{sleep_until, tighten_timer_slack};
-use crate::shards::Shards;
+use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::Target;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ pub(crate) struct Paced {
 /// intended time before the cell's end has been sent (or dropped).
 pub(crate) fn start<T: Target>(
     shared: Arc<Shared<T>>,
-    shards: Arc<Shards>,
+    shards: Arc<ThreadRecorders>,
     schedule: Schedule,
     cap: usize,
     runtime: Handle,
@@ -52,7 +52,7 @@ pub(crate) fn start<T: Target>(
 
 fn pace<T: Target>(
     shared: &Arc<Shared<T>>,
-    shards: &Arc<Shards>,
+    shards: &Arc<ThreadRecorders>,
     mut schedule: Schedule,
     cap: usize,
     runtime: &Handle,
@@ -105,7 +105,7 @@ fn reap(set: &mut JoinSet<()>) {
 /// One request, sent now, meant for `intended`.
 async fn request<T: Target>(
     shared: Arc<Shared<T>>,
-    shards: Arc<Shards>,
+    shards: Arc<ThreadRecorders>,
     key: usize,
     intended: Instant,
 ) {

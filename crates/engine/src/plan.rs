@@ -64,6 +64,24 @@ pub struct Plan {
     /// rate, at most `concurrency` in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<crate::ramp::Ramp>,
+    /// This process runs one share of the plan (`--shard I/N`); the plan
+    /// itself stays whole (cells, rate and sizes are the sum of all
+    /// shards').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Shard>,
+    /// The first run starts its warm-up at this instant (RFC 3339, UTC),
+    /// every later run one slot after the one before (`--start-at`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
+    /// With `start_at`: the time each run (cell and repetition) gets;
+    /// `None`: warm-up + duration + 3 s.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "humantime_serde_opt"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub slot: Option<Duration>,
 }
 
 /// A plan that cannot run.
@@ -110,6 +128,14 @@ pub enum PlanError {
     },
     #[error("--pipeline must be at least 2")]
     Pipeline,
+    #[error("{0}")]
+    Split(#[from] crate::shard::SplitError),
+    #[error("{0}")]
+    StartAt(String),
+    #[error("--slot {slot:?} is shorter than the warm-up plus the duration ({needed:?})")]
+    ShortSlot { slot: Duration, needed: Duration },
+    #[error("--slot applies with --start-at")]
+    SlotWithoutStart,
     #[error("--ramp changes the concurrency of a closed loop or the rate of an open one; batches have neither")]
     RampNeedsClosedLoop,
 }
@@ -153,6 +179,9 @@ impl Plan {
             slo: None,
             hdr_intervals: false,
             ramp: None,
+            shard: None,
+            start_at: None,
+            slot: None,
         }
     }
 
@@ -220,6 +249,22 @@ impl Plan {
         }
         if self.ramp.is_some() && matches!(self.load, crate::load::LoadModel::Batch { .. }) {
             return Err(PlanError::RampNeedsClosedLoop);
+        }
+        if let Some(at) = &self.start_at {
+            crate::shard::parse_start(at).map_err(PlanError::StartAt)?;
+        }
+        match (self.slot, &self.start_at) {
+            (Some(_), None) => return Err(PlanError::SlotWithoutStart),
+            (Some(slot), Some(_)) if slot < self.warmup + self.duration => {
+                return Err(PlanError::ShortSlot {
+                    slot,
+                    needed: self.warmup + self.duration,
+                })
+            }
+            _ => {}
+        }
+        if let Some(shard) = self.shard {
+            shard.split(self)?;
         }
         let scheme = self.target.scheme.clone();
         let http = matches!(scheme.as_str(), "http" | "h2c" | "https");
@@ -308,5 +353,26 @@ mod humantime_serde_compat {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
         humantime::parse_duration(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// `Option<Duration>` as a human string, or absent.
+mod humantime_serde_opt {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => super::humantime_serde_compat::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        match Option::<String>::deserialize(d)? {
+            Some(s) => humantime::parse_duration(&s)
+                .map(Some)
+                .map_err(serde::de::Error::custom),
+            None => Ok(None),
+        }
     }
 }

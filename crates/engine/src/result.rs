@@ -43,6 +43,12 @@ pub struct RunResult {
     pub scaling: Vec<crate::findings::UslFit>,
     /// The pipelining probe's findings (`--pipeline`).
     pub pipeline: Option<crate::pipeline::PipelineProbe>,
+    /// A shard's result (`--shard I/N`): which share of which plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardStamp>,
+    /// A merge of shards: how many there were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_shards: Option<usize>,
 }
 
 /// One strategy at one concurrency.
@@ -156,6 +162,32 @@ pub struct CellResult {
     /// With `--ramp`: the first run, second by second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ramp: Option<crate::ramp::RampSummary>,
+    /// Wall-clock start of the first run (Unix seconds): the timeline's
+    /// zero. Shards' timelines are aligned on it when merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_s: Option<f64>,
+    /// With `--start-at`: how late the latest run started its warm-up
+    /// against its slot, in ms (its slot was taken by the run before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_lag_ms: Option<f64>,
+    /// A merge of shards: each shard's part of this cell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<ShardPart>,
+}
+
+/// One shard's part of a merged cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ShardPart {
+    pub shard: usize,
+    /// Its own strategy and workers (`pool:5 c=25`).
+    pub cell: String,
+    pub started_unix_s: Option<f64>,
+    pub requests: u64,
+    pub throughput_rps: f64,
+    pub p99_us: f64,
+    pub connections_opened: u64,
+    pub generator_cpu: Option<f64>,
+    pub machine_cpu: Option<f64>,
 }
 
 /// Errors counted by kind.

@@ -7,6 +7,7 @@ use crate::machine::Machine;
 use crate::plan::{CellSpec, Plan, PlanError};
 use crate::probe::ServerProbe;
 use crate::result::{CellResult, RunResult, SCHEMA_VERSION};
+use crate::shard::Schedule;
 use crate::threads::LoadThreads;
 use poolbench_pool::{BuildError, Connector};
 use poolbench_targets::{AnyTarget, Target, TargetError};
@@ -49,7 +50,33 @@ pub fn run(
     probe: Option<&dyn ServerProbe>,
     events: &dyn Events,
 ) -> Result<RunResult, EngineError> {
+    let whole = plan;
     plan.validate()?;
+    // A shard runs its share of every cell of the whole plan.
+    let (cells, exec, stamp) = match plan.shard {
+        Some(shard) => {
+            let (cells, notes) = shard.split(plan).map_err(PlanError::from)?;
+            let stamp = crate::shard::ShardStamp {
+                index: shard.index,
+                count: shard.count,
+                plan_hash: crate::shard::plan_hash(plan),
+                notes,
+            };
+            (cells, shard.plan(plan), Some(stamp))
+        }
+        None => (plan.cells(), plan.clone(), None),
+    };
+    let schedule = Schedule::of(plan);
+    if let Some(s) = &schedule {
+        if s.start <= SystemTime::now() {
+            return Err(PlanError::StartAt(format!(
+                "--start-at {} has passed: give every shard a start time a little ahead",
+                plan.start_at.as_deref().unwrap_or_default()
+            ))
+            .into());
+        }
+    }
+    let plan = &exec;
     let addr = plan.target.resolve()?;
     // The open loop's pacing thread counts as one of the threads: its
     // requests run on the others (at least one). On 2 cores, a second
@@ -120,7 +147,7 @@ pub fn run(
         true => Some(LoadThreads::start(plan.threads)?),
         false => None,
     };
-    let cells = plan.cells();
+    let slot_at = |k: usize| schedule.map(|s| s.at(k));
     let mut results = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
         if crate::interrupt::requested().is_some() {
@@ -128,7 +155,7 @@ pub fn run(
         }
         events.cell_started(i, cells.len(), cell);
         let mut runs = Vec::with_capacity(plan.reps);
-        for _ in 0..plan.reps {
+        for rep in 0..plan.reps {
             if crate::interrupt::requested().is_some() && !runs.is_empty() {
                 break;
             }
@@ -139,7 +166,8 @@ pub fn run(
             let threads = load_threads
                 .as_ref()
                 .filter(|_| !cell.strategy.shares_connections());
-            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan, threads))?;
+            let slot = slot_at(i * plan.reps + rep);
+            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan, threads, slot))?;
             let server = probe.map(|p| {
                 settle(p);
                 p.read()
@@ -156,7 +184,7 @@ pub fn run(
         schema_version: SCHEMA_VERSION,
         target: plan.target.redacted(),
         machine: Machine::current(),
-        config: plan.redacted(),
+        config: whole.redacted(),
         server: None,
         started_at,
         interrupted: crate::interrupt::requested().map(signal_name),
@@ -166,6 +194,8 @@ pub fn run(
         no_recommendation: None,
         scaling: Vec::new(),
         pipeline,
+        shard: stamp,
+        merged_shards: None,
     };
     if let Some(slo) = &plan.slo {
         for c in &mut result.cells {

@@ -31,6 +31,41 @@ pub use markdown::render_markdown;
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 pub use table::ties_with_best;
 
+/// A shard's share of its plan, or the shards a merge added up; with
+/// the windows' spread.
+fn shard_line(result: &RunResult) -> String {
+    if let Some(s) = &result.shard {
+        let mut line = format!(
+            "shard {}/{} of plan {}: its share of each cell (the cells below); `poolbench merge` adds the shards\n",
+            s.index,
+            s.count,
+            &s.plan_hash[..s.plan_hash.len().min(12)]
+        );
+        for n in &s.notes {
+            line.push_str(&format!("  {n}\n"));
+        }
+        return line;
+    }
+    let Some(n) = result.merged_shards else {
+        return String::new();
+    };
+    // How far apart the shards started the same cell.
+    let spread = result
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let starts: Vec<f64> = c.shards.iter().filter_map(|p| p.started_unix_s).collect();
+            let lo = starts.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = starts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (starts.len() > 1).then_some(hi - lo)
+        })
+        .fold(0.0, f64::max);
+    format!(
+        "merged from {n} shards: counts and histograms added; each cell's shards started within {:.1} ms of each other\n",
+        spread * 1000.0
+    )
+}
+
 /// The text report: per concurrency a table of strategies by throughput,
 /// then a pool size × concurrency grid per sized strategy.
 pub fn render_text(result: &RunResult) -> String {
@@ -61,6 +96,7 @@ pub fn render_text(result: &RunResult) -> String {
         fmt_secs(c.warmup),
         fmt_secs(c.timeout)
     ));
+    out.push_str(&shard_line(result));
     if let Some(signal) = &result.interrupted {
         let cut: Vec<String> = result
             .cells

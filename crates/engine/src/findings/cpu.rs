@@ -39,18 +39,42 @@ fn busy(c: &CellResult) -> Evidence {
     )
 }
 
+fn saturated((own, machine): (f64, f64)) -> bool {
+    own >= SATURATED || (machine >= SATURATED && own >= GENERATOR_SHARE)
+}
+
 fn generator_saturated(run: &Run) -> Vec<Evidence> {
-    run.cells()
-        .filter(|c| {
-            let (own, machine) = shares(c);
-            own >= SATURATED || (machine >= SATURATED && own >= GENERATOR_SHARE)
-        })
-        .map(busy)
-        .collect()
+    let mut found = Vec::new();
+    for c in run.cells() {
+        if c.shards.is_empty() {
+            if saturated(shares(c)) {
+                found.push(busy(c));
+            }
+            continue;
+        }
+        // Merged shards: each ran on its own machine; name the one.
+        for p in &c.shards {
+            let (own, machine) = (p.generator_cpu.unwrap_or(0.0), p.machine_cpu.unwrap_or(0.0));
+            if saturated((own, machine)) {
+                found.push(Evidence::cell(
+                    c,
+                    format!(
+                        "shard {} ({}): poolbench used {:.0}% of its cores, its machine was {:.0}% busy",
+                        p.shard,
+                        p.cell,
+                        own * 100.0,
+                        machine * 100.0
+                    ),
+                ));
+            }
+        }
+    }
+    found
 }
 
 fn machine_busy(run: &Run) -> Vec<Evidence> {
     run.cells()
+        .filter(|c| c.shards.is_empty())
         .filter(|c| {
             let (own, machine) = shares(c);
             own < GENERATOR_SHARE && machine >= SATURATED

@@ -15,16 +15,16 @@ thread_local! {
 
 /// One recorder per thread slot. Two threads may share a slot (then its
 /// lock is briefly contended); a worker never owns one.
-pub(crate) struct Shards {
+pub(crate) struct ThreadRecorders {
     slots: Box<[Mutex<Recorder>]>,
 }
 
-impl Shards {
+impl ThreadRecorders {
     /// Enough slots for `threads` load threads (and the odd other thread);
     /// with `intervals`, each also keeps latency per second.
     pub(crate) fn new(threads: usize, intervals: bool) -> Self {
         let n = (threads.max(1) * 2).next_power_of_two();
-        Shards {
+        ThreadRecorders {
             slots: (0..n)
                 .map(|_| Mutex::new(Recorder::with_intervals(intervals)))
                 .collect(),
