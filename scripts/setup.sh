@@ -44,3 +44,20 @@ if ! python3 -c 'import grpc, grpc_tools, grpc_reflection, google.protobuf, h2' 
         esac
     fi
 fi
+# deploy/kubernetes/validate.sh checks the Job against the Kubernetes API's
+# schemas with kubernetes-validate (PyPI), without a cluster.
+if ! python3 -c "import kubernetes_validate" 2>/dev/null; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3-pip >/dev/null
+    fi
+    kv() {
+        PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+            python3 -m pip install --quiet "$@" kubernetes-validate==1.37.0
+    }
+    if ! out=$(kv 2>&1); then
+        case $out in
+            *externally-managed-environment*) kv --break-system-packages ;;
+            *) printf '%s\n' "$out" >&2; exit 1 ;;
+        esac
+    fi
+fi

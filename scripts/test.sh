@@ -13,4 +13,13 @@ trap cleanup EXIT
 scripts/services.sh start "$services_dir" all
 # shellcheck disable=SC1091
 . "$services_dir/env"
+# The shard test (crates/cli/tests/shards.rs) puts each shard in a network
+# namespace of its own; where that is not permitted it runs them on loopback.
+probe_ns=poolbench-probe-$$
+if ip netns add "$probe_ns" 2>/dev/null; then
+    ip netns del "$probe_ns"
+    echo "shard test: network namespaces available; each shard runs in its own"
+else
+    echo "shard test: network namespaces unavailable here (needs root and iproute2); its shards run as plain processes on loopback"
+fi
 cargo test --workspace --locked --no-fail-fast "$@"

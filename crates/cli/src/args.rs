@@ -417,6 +417,12 @@ pub(crate) struct RunArgs {
     #[arg(short, long)]
     pub(crate) quiet: bool,
 
+    /// Check the arguments and print the cells this process would run (a
+    /// shard's share of each, its schedule), then exit: no server started,
+    /// no connection made.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+
     /// Built-in server only: response delay (50ms, uniform(10ms,30ms),
     /// lognormal(20ms,200ms)). [default: 1ms]
     #[arg(long, value_parser = parse::delay)]

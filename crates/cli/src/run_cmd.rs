@@ -22,6 +22,9 @@ const EMBEDDED_STRATEGIES: [StrategySpec; 6] = [
 ];
 
 pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
+    if a.dry_run {
+        return dry_run(&a);
+    }
     let result = execute(a)?;
     slo_verdict(&result)
 }
@@ -43,12 +46,7 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
         }
     };
     let plan = plan(&a, target, embedded);
-    if embedded && plan.shard.is_some() {
-        return Err(Failure::input(
-            "--shard needs a target URL: every shard must load the same server, not a built-in one of its own",
-        ));
-    }
-    plan.validate().map_err(Failure::input)?;
+    check_plan(&plan, embedded)?;
     crate::output::check(&a.output)?;
     crate::output::check_hdr_dir(&a.views)?;
     if a.views.hdr_log.is_some() && matches!(plan.load, LoadModel::Batch { .. }) {
@@ -96,6 +94,74 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
     crate::output::write_hdr_logs(&a.views, &result)?;
     print!("{}", crate::output::render(a.format, &result, &a.views));
     Ok(result)
+}
+
+/// The plan's own checks, and a shard's target.
+fn check_plan(plan: &Plan, embedded: bool) -> Result<(), Failure> {
+    if embedded && plan.shard.is_some() {
+        return Err(Failure::input(
+            "--shard needs a target URL: every shard must load the same server, not a built-in one of its own",
+        ));
+    }
+    plan.validate().map_err(Failure::input)?;
+    let schedule = poolbench_engine::Schedule::of(plan);
+    if schedule.is_some_and(|s| s.start <= std::time::SystemTime::now()) {
+        return Err(Failure::input(format!(
+            "--start-at {} has passed: give every shard a start time a little ahead",
+            plan.start_at.as_deref().unwrap_or_default()
+        )));
+    }
+    Ok(())
+}
+
+/// `--dry-run`: the checks of a run, then its cells; no load.
+fn dry_run(a: &RunArgs) -> Result<(), Failure> {
+    let embedded = a.target.is_none();
+    let target = match &a.target {
+        Some(url) => url.parse::<TargetSpec>().map_err(Failure::input)?,
+        None => TargetSpec::http(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), "/"),
+    };
+    let plan = plan(a, target, embedded);
+    check_plan(&plan, embedded)?;
+    crate::output::check(&a.output)?;
+    crate::limits::check_memory(&plan)?;
+    crate::limits::check(&plan, embedded, crate::limits::raise())?;
+    let schedule = poolbench_engine::Schedule::of(&plan);
+    let whole = plan.cells();
+    let (mine, notes) = match plan.shard {
+        Some(shard) => shard.split(&plan).map_err(Failure::input)?,
+        None => (whole.clone(), Vec::new()),
+    };
+    let target = match embedded {
+        true => "the built-in server".to_string(),
+        false => plan.target.redacted(),
+    };
+    println!(
+        "plan {} · {} · {} cell(s)",
+        &poolbench_engine::plan_hash(&plan)[..12],
+        target,
+        whole.len()
+    );
+    if let Some(shard) = plan.shard {
+        println!("shard {shard}: its share of each cell");
+    }
+    for n in notes {
+        println!("  {n}");
+    }
+    if let Some(s) = schedule {
+        println!(
+            "starts at {}; each run (cell, repetition) gets {}",
+            plan.start_at.as_deref().unwrap_or_default(),
+            humantime::format_duration(s.slot)
+        );
+    }
+    for (w, m) in whole.iter().zip(&mine) {
+        match plan.shard {
+            Some(_) => println!("  {:<28} runs {}", w.label(), m.label()),
+            None => println!("  {}", w.label()),
+        }
+    }
+    Ok(())
 }
 
 /// A shard's split and a scheduled start, on stderr before the run.

@@ -43,6 +43,32 @@ const CASES: &[(&[&str], &str)] = &[
     (&["run", "-n", "0"], "requests"),
     (&["run", "--rate", "0"], "rate"),
     (&["run", "--rate", "-5"], "-5"),
+    // Shards and schedules.
+    (&["run", "http://127.0.0.1:1/", "--shard", "4/4"], "below 4"),
+    (
+        &["run", "http://127.0.0.1:1/", "--shard", "1"],
+        "expected I/N",
+    ),
+    (&["run", "--shard", "0/2"], "needs a target URL"),
+    (
+        &["run", "http://127.0.0.1:1/", "-c", "2", "--shard", "0/3"],
+        "leaves shard 2 nothing to run",
+    ),
+    (&["run", "--start-at", "tomorrow"], "RFC 3339"),
+    (&["run", "--start-at", "2001-01-01T00:00:00Z"], "has passed"),
+    (&["run", "--slot", "5s"], "--start-at"),
+    (
+        &[
+            "run",
+            "--start-at",
+            "2099-01-01T00:00:00Z",
+            "-d",
+            "2s",
+            "--slot",
+            "1s",
+        ],
+        "shorter than the warm-up",
+    ),
     (&["run", "--rate", "NaN"], "rate"),
     (&["run", "--rate", "inf"], "rate"),
     (&["run", "--rate", "100", "--batch", "10"], "batch"),

@@ -263,8 +263,11 @@ impl Plan {
             }
             _ => {}
         }
+        // Every shard of the plan must have work, whichever this one is.
         if let Some(shard) = self.shard {
-            shard.split(self)?;
+            for index in 0..shard.count {
+                crate::shard::Shard { index, ..shard }.split(self)?;
+            }
         }
         let scheme = self.target.scheme.clone();
         let http = matches!(scheme.as_str(), "http" | "h2c" | "https");

@@ -207,11 +207,13 @@ impl Shard {
     }
 }
 
-/// SHA-256 (hex) of the plan as results show it, without its shard: what
-/// every shard of one plan has in common.
+/// SHA-256 (hex) of the plan as results show it, without its shard and
+/// its load threads (each machine uses its own cores): what every shard of
+/// one plan has in common.
 pub fn plan_hash(plan: &Plan) -> String {
     let mut p = plan.redacted();
     p.shard = None;
+    p.threads = 0;
     let json = serde_json::to_vec(&p).unwrap_or_default();
     Sha256::digest(&json)
         .iter()
