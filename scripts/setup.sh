@@ -16,6 +16,8 @@ sudo=sudo
 want=()
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want+=(chromium)
 command -v openssl >/dev/null || want+=(openssl)
+# deploy/kubernetes/validate.sh lints its scripts with shellcheck.
+command -v shellcheck >/dev/null || want+=(shellcheck)
 if [ ${#want[@]} -gt 0 ]; then
     $sudo apt-get update -q >/dev/null
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null

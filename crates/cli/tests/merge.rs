@@ -12,6 +12,10 @@ fn bin() -> Command {
 }
 
 fn run(server: &Serve, name: &str, c: &str) -> PathBuf {
+    run_with(server, name, c, &[])
+}
+
+fn run_with(server: &Serve, name: &str, c: &str, extra: &[&str]) -> PathBuf {
     let path = std::env::temp_dir().join(format!(
         "poolbench-merge-{name}-{}.json",
         std::process::id()
@@ -32,6 +36,7 @@ fn run(server: &Serve, name: &str, c: &str) -> PathBuf {
             "-o",
         ])
         .arg(&path)
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -103,4 +108,80 @@ fn two_results_of_one_plan_add_up_exactly() {
     for p in [a, b, m, other] {
         let _ = std::fs::remove_file(p);
     }
+}
+
+fn merge(parts: &[&PathBuf]) -> (i32, String, String) {
+    let out = bin().arg("merge").args(parts).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn shards_merge_only_whole_and_of_one_plan_and_a_saturated_one_is_named() {
+    let server = Serve::start(&["--delay", "1ms"]);
+    let s0 = run_with(&server, "s0", "4", &["--shard", "0/2"]);
+    let s1 = run_with(&server, "s1", "4", &["--shard", "1/2"]);
+    let other = run_with(&server, "shard-of-another", "6", &["--shard", "1/2"]);
+    let plain = run(&server, "unsharded", "4");
+
+    let (code, _, err) = merge(&[&s0]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("1 of 2 shards missing: 1"), "{err}");
+    let (code, _, err) = merge(&[&s0, &other]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is shard 1/2 of another plan"), "{err}");
+    let (code, _, err) = merge(&[&s0, &s0]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("shard 0/2 is given twice"), "{err}");
+    let (code, _, err) = merge(&[&s0, &plain]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a shard"), "{err}");
+
+    // Shard 1's machine was saturated: the merged finding names it.
+    let mut r = load(&s1);
+    r["cells"][0]["generator_cpu"] = 0.97.into();
+    r["cells"][0]["machine_cpu"] = 0.99.into();
+    std::fs::write(&s1, serde_json::to_string(&r).unwrap()).unwrap();
+    let m = std::env::temp_dir().join(format!("poolbench-shards-{}.json", std::process::id()));
+    let out = bin()
+        .arg("merge")
+        .args([&s1, &s0])
+        .arg("-o")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = load(&m);
+    for p in [&s0, &s1, &other, &plain, &m] {
+        let _ = std::fs::remove_file(p);
+    }
+    let cell = &merged["cells"][0];
+    assert_eq!(cell["strategy"], "pool:2");
+    assert_eq!(cell["concurrency"], 4);
+    let parts: Vec<u64> = cell["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["shard"].as_u64().unwrap())
+        .collect();
+    assert_eq!(parts, [0, 1], "in shard order, whatever the order given");
+    let saturated = merged["pitfalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "generator-saturated")
+        .unwrap_or_else(|| panic!("{}", merged["pitfalls"]));
+    let evidence = saturated["evidence"].to_string();
+    assert!(
+        evidence.contains("shard 1 (pool:1 c=2): poolbench used 97%"),
+        "{evidence}"
+    );
+    assert!(!evidence.contains("shard 0"), "{evidence}");
 }
