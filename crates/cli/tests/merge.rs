@@ -185,3 +185,70 @@ fn shards_merge_only_whole_and_of_one_plan_and_a_saturated_one_is_named() {
     );
     assert!(!evidence.contains("shard 0"), "{evidence}");
 }
+
+#[test]
+fn ramped_shards_merge_second_by_second() {
+    let server = Serve::start(&["--delay", "2ms"]);
+    let start = std::time::SystemTime::now() + std::time::Duration::from_secs(3);
+    let at = humantime::format_rfc3339_seconds(start).to_string();
+    let shards: Vec<(PathBuf, std::process::Child)> = (0..2)
+        .map(|i| {
+            let path = std::env::temp_dir().join(format!(
+                "poolbench-ramp-shard{i}-{}.json",
+                std::process::id()
+            ));
+            let child = bin()
+                .args(["run", &server.url("/"), "-s", "pool:8", "--ramp", "2..8/2s"])
+                .args(["--shard", &format!("{i}/2"), "--start-at", &at, "-q", "-o"])
+                .arg(&path)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (path, child)
+        })
+        .collect();
+    let mut paths = Vec::new();
+    for (path, mut child) in shards {
+        assert!(child.wait().unwrap().success());
+        paths.push(path);
+    }
+    let m = std::env::temp_dir().join(format!("poolbench-ramp-merged-{}.json", std::process::id()));
+    let out = bin()
+        .arg("merge")
+        .args(&paths)
+        .arg("-o")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (a, b, merged) = (load(&paths[0]), load(&paths[1]), load(&m));
+    for p in paths.iter().chain([&m]) {
+        let _ = std::fs::remove_file(p);
+    }
+    let seconds = |r: &Value| r["cells"][0]["ramp"]["seconds"].as_array().unwrap().clone();
+    let (sa, sb, sm) = (seconds(&a), seconds(&b), seconds(&merged));
+    assert_eq!(sm.len(), 2, "{sm:?}");
+    for (i, s) in sm.iter().enumerate() {
+        let rps = |v: &Value| v["throughput_rps"].as_f64().unwrap();
+        let sum = rps(&sa[i]) + rps(&sb[i]);
+        assert!(
+            (rps(s) - sum).abs() <= sum * 0.02,
+            "second {i}: {} against {sum}",
+            rps(s)
+        );
+        assert!(
+            s["p99_us"].as_f64().unwrap() > 0.0,
+            "second {i} has no p99: {s}"
+        );
+        // The whole plan's ramp: 2 to 8 workers, the middle of each second.
+        let target = s["target"].as_f64().unwrap();
+        assert!(
+            (target - [3.5, 6.5][i]).abs() < 0.01,
+            "second {i}: {target}"
+        );
+    }
+}

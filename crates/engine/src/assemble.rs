@@ -175,7 +175,8 @@ pub(crate) fn cell_result(
         timeline: timeline.clone(),
         stalls,
         histograms: Histograms::of(&r, &hiccups, open),
-        latency_intervals: match plan.hdr_intervals {
+        // Kept for a ramp too: merged shards' ramps need each second's p99.
+        latency_intervals: match plan.hdr_intervals || plan.ramp.is_some() {
             true => latency_intervals,
             false => Vec::new(),
         },

@@ -155,8 +155,8 @@ pub struct CellResult {
     /// Stretches with requests in flight and no success (any run).
     pub stalls: Vec<Stall>,
     pub histograms: Histograms,
-    /// With `--hdr-log`: latency per second of the measured window, every
-    /// run of the cell, in time order.
+    /// With `--hdr-log` or `--ramp`: latency per second of the measured
+    /// window, every run of the cell, in time order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub latency_intervals: Vec<crate::intervals::LatencyInterval>,
     /// With `--ramp`: the first run, second by second.
