@@ -105,3 +105,39 @@ fn a_second_signal_ends_at_once() {
     assert_eq!(done.status.code(), Some(130));
     let _ = std::fs::remove_file(&out);
 }
+
+/// `serve` on the first SIGINT or SIGTERM: the request in flight is
+/// answered, then it exits 0.
+#[test]
+fn serve_answers_what_is_in_flight_then_exits_0() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    for sig in ["TERM", "INT"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--delay", "800ms"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line.split_whitespace().last().unwrap().to_string();
+        let mut conn = std::net::TcpStream::connect(&addr).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(conn, "GET / HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let sent = Instant::now();
+        signal(&child, sig);
+        let mut answer = [0u8; 12];
+        conn.read_exact(&mut answer).unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 200", "SIG{sig}");
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "SIG{sig}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(3),
+            "SIG{sig}: {:?}",
+            sent.elapsed()
+        );
+    }
+}
