@@ -45,15 +45,15 @@ pub(crate) async fn run<T: Target>(
         }
         let left = Arc::new(AtomicU64::new(size));
         let sample_start = Instant::now();
-        // One recorder per load thread, not per sender (see `shards`).
-        let shards = Arc::new(ThreadRecorders::new(threads, false));
+        // One recorder per load thread, not per sender (see `thread_recorders`).
+        let recorders = Arc::new(ThreadRecorders::new(threads, false));
         let tasks: Vec<_> = (0..concurrency)
-            .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), shards.clone())))
+            .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), recorders.clone())))
             .collect();
         for t in tasks {
             let _ = t.await;
         }
-        let sample = shards.merged();
+        let sample = recorders.merged();
         let elapsed = sample_start.elapsed();
         out.measured += elapsed;
         out.samples.push(Sample {
@@ -68,7 +68,7 @@ async fn sender<T: Target>(
     shared: Arc<Shared<T>>,
     id: usize,
     left: Arc<AtomicU64>,
-    shards: Arc<ThreadRecorders>,
+    recorders: Arc<ThreadRecorders>,
 ) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
@@ -79,7 +79,7 @@ async fn sender<T: Target>(
         let start = Instant::now();
         let (outcome, done): (Result<Timing, Fault>, Instant) =
             shared.exchange(id, deadline.as_mut(), start).await;
-        shards.with(|rec| {
+        recorders.with(|rec| {
             rec.timeline(shared.origin, start, done, outcome.is_ok());
             match outcome {
                 Ok(t) => rec.success(t, t.total()),

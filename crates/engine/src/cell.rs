@@ -107,7 +107,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         })
     };
 
-    let shards = Arc::new(ThreadRecorders::new(
+    let recorders = Arc::new(ThreadRecorders::new(
         plan.threads,
         plan.hdr_intervals || plan.ramp.is_some(),
     ));
@@ -148,7 +148,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
             let handle = tokio::runtime::Handle::current();
             let paced = open::start(
                 shared.clone(),
-                shards.clone(),
+                recorders.clone(),
                 schedule,
                 cell.concurrency,
                 handle,
@@ -173,7 +173,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         _ => {
             let handles: Vec<_> = (0..cell.concurrency)
                 .map(|id| {
-                    let worker = closed::worker(shared.clone(), id, shards.clone());
+                    let worker = closed::worker(shared.clone(), id, recorders.clone());
                     match threads {
                         Some(t) => t.spawn(id, worker),
                         None => tokio::spawn(worker),
@@ -208,7 +208,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         .map(|_| Instant::now())
         .filter(|t| *t < end);
     let end = interrupted_at.unwrap_or(end);
-    let mut recorder = shards.merged();
+    let mut recorder = recorders.merged();
     recorder.dropped += dropped;
 
     let mut samples = Vec::new();

@@ -14,7 +14,7 @@ const MAX_BACKOFF: Duration = Duration::from_millis(100);
 pub(crate) async fn worker<T: Target>(
     shared: Arc<Shared<T>>,
     id: usize,
-    shards: Arc<ThreadRecorders>,
+    recorders: Arc<ThreadRecorders>,
 ) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
@@ -42,7 +42,7 @@ pub(crate) async fn worker<T: Target>(
         let latency = outcome.map(|t| t.total()).unwrap_or_default();
         let down =
             matches!(&outcome, Err(f) if matches!(f.kind, ErrorKind::Refused | ErrorKind::Reset));
-        if shards.with(|r| shared.record(r, start, done, outcome, latency)) == Window::Outside {
+        if recorders.with(|r| shared.record(r, start, done, outcome, latency)) == Window::Outside {
             return;
         }
         unreachable = if down { unreachable + 1 } else { 0 };

@@ -35,7 +35,7 @@ pub(crate) struct Paced {
 /// intended time before the cell's end has been sent (or dropped).
 pub(crate) fn start<T: Target>(
     shared: Arc<Shared<T>>,
-    shards: Arc<ThreadRecorders>,
+    recorders: Arc<ThreadRecorders>,
     schedule: Schedule,
     cap: usize,
     runtime: Handle,
@@ -44,7 +44,7 @@ pub(crate) fn start<T: Target>(
     std::thread::Builder::new()
         .name("poolbench-pacer".into())
         .spawn(move || {
-            let paced = pace(&shared, &shards, schedule, cap.max(1), &runtime);
+            let paced = pace(&shared, &recorders, schedule, cap.max(1), &runtime);
             let _ = tx.send(paced);
         })?;
     Ok(rx)
@@ -52,7 +52,7 @@ pub(crate) fn start<T: Target>(
 
 fn pace<T: Target>(
     shared: &Arc<Shared<T>>,
-    shards: &Arc<ThreadRecorders>,
+    recorders: &Arc<ThreadRecorders>,
     mut schedule: Schedule,
     cap: usize,
     runtime: &Handle,
@@ -91,7 +91,7 @@ fn pace<T: Target>(
             }
             continue;
         }
-        let task = request(shared.clone(), shards.clone(), seq % cap, intended);
+        let task = request(shared.clone(), recorders.clone(), seq % cap, intended);
         paced.inflight.spawn_on(task, runtime);
         seq = seq.wrapping_add(1);
     }
@@ -105,7 +105,7 @@ fn reap(set: &mut JoinSet<()>) {
 /// One request, sent now, meant for `intended`.
 async fn request<T: Target>(
     shared: Arc<Shared<T>>,
-    shards: Arc<ThreadRecorders>,
+    recorders: Arc<ThreadRecorders>,
     key: usize,
     intended: Instant,
 ) {
@@ -115,7 +115,7 @@ async fn request<T: Target>(
     // Boxed, so the task the pacer spawns is small: the exchange's state
     // (kilobytes) is allocated and moved on the load thread, not the pacer.
     let (outcome, done) = Box::pin(shared.exchange(key, deadline.as_mut(), start)).await;
-    shards.with(|r| {
+    recorders.with(|r| {
         if shared.record(r, start, done, outcome, done - intended) == Window::Measured {
             let _ = r.send_lag.record(lag.as_nanos() as u64);
             if lag > LATE {
