@@ -4,6 +4,7 @@
 #
 #   deploy/kubernetes/gather.sh [JOB] [OUT.json]    (defaults: poolbench, merged.json)
 #
+# Needs Kubernetes 1.28 or later (the completion index as a pod label).
 # Environment: NAMESPACE (kubectl's current one if unset), POOLBENCH (the
 # binary that merges; default: poolbench on PATH), TIMEOUT_S (default 3600).
 set -euo pipefail
