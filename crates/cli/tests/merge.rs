@@ -56,19 +56,7 @@ fn two_results_of_one_plan_add_up_exactly() {
     let server = Serve::start(&["--delay", "1ms"]);
     let a = run(&server, "a", "4");
     let b = run(&server, "b", "4");
-    let m = std::env::temp_dir().join(format!("poolbench-merged-{}.json", std::process::id()));
-    let out = bin()
-        .arg("merge")
-        .args([&a, &b])
-        .arg("-o")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let m = merged_file("poolbench-merged", [&a, &b]);
     let (ra, rb, rm) = (load(&a), load(&b), load(&m));
     let (ca, cb, cm) = (&ra["cells"][0], &rb["cells"][0], &rm["cells"][0]);
     let n = |c: &Value, k: &str| c[k].as_u64().unwrap();
@@ -110,6 +98,27 @@ fn two_results_of_one_plan_add_up_exactly() {
     }
 }
 
+/// `merge PARTS -o FILE`, which must succeed; FILE.
+fn merged_file<P: AsRef<std::ffi::OsStr>>(
+    name: &str,
+    parts: impl IntoIterator<Item = P>,
+) -> PathBuf {
+    let m = std::env::temp_dir().join(format!("{name}-{}.json", std::process::id()));
+    let out = bin()
+        .arg("merge")
+        .args(parts)
+        .arg("-o")
+        .arg(&m)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    m
+}
+
 fn merge(parts: &[&PathBuf]) -> (i32, String, String) {
     let out = bin().arg("merge").args(parts).output().unwrap();
     (
@@ -145,19 +154,7 @@ fn shards_merge_only_whole_and_of_one_plan_and_a_saturated_one_is_named() {
     r["cells"][0]["generator_cpu"] = 0.97.into();
     r["cells"][0]["machine_cpu"] = 0.99.into();
     std::fs::write(&s1, serde_json::to_string(&r).unwrap()).unwrap();
-    let m = std::env::temp_dir().join(format!("poolbench-shards-{}.json", std::process::id()));
-    let out = bin()
-        .arg("merge")
-        .args([&s1, &s0])
-        .arg("-o")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let m = merged_file("poolbench-shards", [&s1, &s0]);
     let merged = load(&m);
     for p in [&s0, &s1, &other, &plain, &m] {
         let _ = std::fs::remove_file(p);
@@ -212,19 +209,7 @@ fn ramped_shards_merge_second_by_second() {
         assert!(child.wait().unwrap().success());
         paths.push(path);
     }
-    let m = std::env::temp_dir().join(format!("poolbench-ramp-merged-{}.json", std::process::id()));
-    let out = bin()
-        .arg("merge")
-        .args(&paths)
-        .arg("-o")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let m = merged_file("poolbench-ramp-merged", &paths);
     let (a, b, merged) = (load(&paths[0]), load(&paths[1]), load(&m));
     for p in paths.iter().chain([&m]) {
         let _ = std::fs::remove_file(p);

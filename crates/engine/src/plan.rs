@@ -251,7 +251,12 @@ impl Plan {
             return Err(PlanError::RampNeedsClosedLoop);
         }
         if let Some(at) = &self.start_at {
-            crate::shard::parse_start(at).map_err(PlanError::StartAt)?;
+            let start = crate::shard::parse_start(at).map_err(PlanError::StartAt)?;
+            if start <= std::time::SystemTime::now() {
+                return Err(PlanError::StartAt(format!(
+                    "--start-at {at} has passed: give every shard a start time a little ahead"
+                )));
+            }
         }
         match (self.slot, &self.start_at) {
             (Some(_), None) => return Err(PlanError::SlotWithoutStart),

@@ -67,15 +67,6 @@ pub fn run(
         None => (plan.cells(), plan.clone(), None),
     };
     let schedule = Schedule::of(plan);
-    if let Some(s) = &schedule {
-        if s.start <= SystemTime::now() {
-            return Err(PlanError::StartAt(format!(
-                "--start-at {} has passed: give every shard a start time a little ahead",
-                plan.start_at.as_deref().unwrap_or_default()
-            ))
-            .into());
-        }
-    }
     let plan = &exec;
     let addr = plan.target.resolve()?;
     // The open loop's pacing thread counts as one of the threads: its
