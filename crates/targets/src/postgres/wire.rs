@@ -272,6 +272,13 @@ impl PgWire {
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
             });
         }
+        // The answer of a server on this machine is often there already.
+        if let Some(Err(e)) = self.io.recv_now(&mut self.buf) {
+            return Err(match reused && self.buf.is_empty() {
+                true => RequestError::unsent(format!("session closed before the answer: {e}")),
+                false => RequestError::broken(ErrorKind::of_io(&e), e),
+            });
+        }
         let mut rows = 0u64;
         let mut failed: Option<RequestError> = None;
         let mut answered = false;
