@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
 # poolbench against pgbench on the same throwaway PostgreSQL, interleaved.
 #
-#   bench/vs-pgbench.sh [ROUNDS] [SECONDS]     (defaults: 3 rounds of 10 s)
+#   bench/vs-pgbench.sh [ROUNDS] [SECONDS] [plain|tls]
+#                                    (defaults: 3 rounds of 10 s, plain)
 #
 # Starts PostgreSQL with scripts/services.sh (installing it if missing),
-# then alternates `pgbench -n -M prepared -c 10 -j 2 -T SECONDS -f select1.sql`
+# which accepts TLS; `plain` connects both clients with sslmode=disable (as
+# to a server with ssl off, initdb's default), `tls` with sslmode=require.
+# Left to their default (prefer), both would negotiate TLS. Then alternates `pgbench -n -M prepared -c 10 -j 2 -T SECONDS -f select1.sql`
 # and `poolbench run postgres://... -s pool:10 -c 10 -d SECONDS` (SELECT 1,
 # prepared once per connection), and prints each side's median, the ratio
 # of medians, and the median of per-round ratios.
 set -euo pipefail
 rounds=${1:-3}
 seconds=${2:-10}
+mode=${3:-plain}
+case $mode in
+plain) sslmode=disable ;;
+tls) sslmode=require ;;
+*) echo "mode must be plain or tls, not $mode" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
@@ -19,9 +28,10 @@ tmp=$bench_tmp
 start_services pg
 command -v pgbench >/dev/null || { echo "pgbench is missing (postgresql-contrib)" >&2; exit 1; }
 echo 'SELECT 1;' >"$tmp/select1.sql"
+url="$url?sslmode=$sslmode"
 
 print_machine
-echo "server:  PostgreSQL $(pgbench --version | awk '{print $NF}') at 127.0.0.1 (scripts/services.sh)"
+echo "server:  PostgreSQL $(pgbench --version | awk '{print $3}') at 127.0.0.1 (scripts/services.sh), sslmode=$sslmode"
 pg_tps=()
 pb_rps=()
 for i in $(seq "$rounds"); do
