@@ -5,10 +5,11 @@
 #                                    (defaults: 3 rounds of 10 s, plain)
 #
 # Starts PostgreSQL with scripts/services.sh (installing it if missing),
-# which accepts TLS; `plain` connects both clients with sslmode=disable (as
-# to a server with ssl off, initdb's default), `tls` with sslmode=require.
-# Left to their default (prefer), both would negotiate TLS. Then alternates `pgbench -n -M prepared -c 10 -j 2 -T SECONDS -f select1.sql`
-# and `poolbench run postgres://... -s pool:10 -c 10 -d SECONDS` (SELECT 1,
+# which accepts TLS: `plain` connects both clients with sslmode=disable (as
+# to a server with ssl off, initdb's default), `tls` with sslmode=require;
+# left to their default (prefer), both would negotiate TLS. Then alternates
+# `pgbench -n -M prepared -c 10 -j 2 -T SECONDS -f select1.sql` and
+# `poolbench run postgres://... -s pool:10 -c 10 -d SECONDS` (SELECT 1,
 # prepared once per connection), and prints each side's median, the ratio
 # of medians, and the median of per-round ratios.
 set -euo pipefail
