@@ -19,6 +19,26 @@ fn machine(c: &CellResult) -> String {
     )
 }
 
+/// What the machine itself took from the generator, as its hiccup meter
+/// saw it (p99), allowed on top of a latency bound: about 0.1 ms on a quiet
+/// machine, so the bounds stay as strict there, and a few ms when the shared
+/// host stalls every process, this test's server too (CI once saw hiccups
+/// p90 1.7 ms, p99 6.8 ms and the 1 ms server's mean 2.2 ms). Capped at
+/// 10 ms: the engine's own stalls that these tests guard against were a
+/// second long, and one that starved the meter must not excuse itself.
+fn stalls_us(c: &CellResult) -> f64 {
+    c.generator_hiccups_us.p99.min(10_000.0)
+}
+
+/// The share of the hiccup meter's wake-ups more than 1 ms late: what the
+/// machine alone made late while the pacer ran (its `late` is a send more
+/// than 1 ms behind).
+fn machine_late_share(c: &CellResult) -> f64 {
+    let h = poolbench_engine::decode_histogram(&c.histograms.generator_hiccups_ns)
+        .expect("the hiccup histogram decodes");
+    1.0 - h.percentile_below(1_000_000) / 100.0
+}
+
 fn open_cell(pool: &str, rate: f64, max_inflight: usize) -> CellResult {
     let result = quick_run(delay("1ms"), pool, &[max_inflight], |p| {
         p.load = LoadModel::Open {
@@ -59,8 +79,10 @@ fn far_below_capacity_nothing_waits_and_latency_is_the_servers() {
         c.checkout_wait_us.p99
     );
     let uncorrected = c.latency_uncorrected_us.unwrap();
+    let stalls = stalls_us(&c);
     assert!(
-        uncorrected.p50 < service_us + 1_500.0 && uncorrected.p90 < service_us + 3_000.0,
+        uncorrected.p50 < service_us + 1_500.0 + stalls
+            && uncorrected.p90 < service_us + 3_000.0 + stalls,
         "uncorrected p50 {} p90 {} µs, server time {service_us} µs; {}",
         uncorrected.p50,
         uncorrected.p90,
@@ -102,21 +124,32 @@ fn the_pacers_send_lag_is_reported() {
     assert!(lag.p50 > 0.0 && lag.p50 <= lag.p99 && lag.p99 <= lag.max);
     // The benchmark holds it to 50 µs (bench/vs-vegeta.sh); a test on a
     // shared machine only to well below the old 1 ms timer's error.
-    assert!(lag.p50 < 500.0, "send lag p50 {} µs", lag.p50);
+    assert!(
+        lag.p50 < 500.0,
+        "send lag p50 {} µs; {}",
+        lag.p50,
+        machine(&c)
+    );
     // Late is more than 1 ms behind. One 150 ms descheduling of this shared
     // machine makes 300 of 6,000 late (CI saw 306); the old timer made most
-    // of them late. So: nine in ten on time, and late ones a small share.
+    // of them late. So: nine in ten on time, and late ones a small share,
+    // beyond what the machine's own stalls account for (on a host whose
+    // idle vCPUs woke 1 ms late at p90, one run here saw 1,388 of 5,996).
     assert!(
-        lag.p90 < 1000.0,
+        lag.p90 < 1000.0 + stalls_us(&c),
         "send lag p90 {} µs; {}",
         lag.p90,
         machine(&c)
     );
+    // On top of that, the share the machine made late by itself.
+    let machine_late = machine_late_share(&c);
     assert!(
-        (c.late as f64) < 0.2 * c.requests as f64,
-        "{} of {} late",
+        (c.late as f64) < (0.2 + machine_late) * c.requests as f64,
+        "{} of {} late, {:.1}% of the meter's wake-ups over 1 ms late; {}",
         c.late,
-        c.requests
+        c.requests,
+        machine_late * 100.0,
+        machine(&c)
     );
     assert!(c.generator_hiccups_us.count > 1000, "the meter ran");
     let h = &c.histograms;
