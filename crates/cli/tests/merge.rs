@@ -20,31 +20,36 @@ fn run_with(server: &Serve, name: &str, c: &str, extra: &[&str]) -> PathBuf {
         "poolbench-merge-{name}-{}.json",
         std::process::id()
     ));
-    let out = bin()
-        .args([
-            "run",
-            &server.url("/"),
-            "-s",
-            "pool:2",
-            "-c",
-            c,
-            "-d",
-            "300ms",
-            "--warmup",
-            "0s",
-            "--quiet",
-            "-o",
-        ])
-        .arg(&path)
-        .args(extra)
-        .output()
-        .unwrap();
+    succeed(
+        bin()
+            .args([
+                "run",
+                &server.url("/"),
+                "-s",
+                "pool:2",
+                "-c",
+                c,
+                "-d",
+                "300ms",
+                "--warmup",
+                "0s",
+                "--quiet",
+                "-o",
+            ])
+            .arg(&path)
+            .args(extra),
+    );
+    path
+}
+
+/// Runs `cmd`, which must succeed (its stderr otherwise).
+fn succeed(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    path
 }
 
 fn load(p: &PathBuf) -> Value {
@@ -104,18 +109,7 @@ fn merged_file<P: AsRef<std::ffi::OsStr>>(
     parts: impl IntoIterator<Item = P>,
 ) -> PathBuf {
     let m = std::env::temp_dir().join(format!("{name}-{}.json", std::process::id()));
-    let out = bin()
-        .arg("merge")
-        .args(parts)
-        .arg("-o")
-        .arg(&m)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeed(bin().arg("merge").args(parts).arg("-o").arg(&m));
     m
 }
 
