@@ -72,13 +72,16 @@ async fn sender<T: Target>(
 ) {
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
+    let mut turn = id;
     while left
         .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1))
         .is_ok()
     {
         let start = Instant::now();
-        let (outcome, done): (Result<Timing, Fault>, Instant) =
-            shared.exchange(id, deadline.as_mut(), start).await;
+        let (outcome, done): (Result<Timing, Fault>, Instant) = shared
+            .exchange(id, Some(turn), deadline.as_mut(), start)
+            .await;
+        turn = turn.wrapping_add(1);
         recorders.with(|rec| {
             rec.timeline(shared.origin, start, done, outcome.is_ok());
             match outcome {

@@ -71,9 +71,16 @@ impl<T: Target + Clone> Checkout<T> {
 }
 
 impl<T: Target> Checkout<T> {
-    pub(crate) async fn acquire(&self, key: usize) -> Result<Checked<T>, Fault> {
+    pub(crate) async fn acquire(
+        &self,
+        key: usize,
+        turn: Option<usize>,
+    ) -> Result<Checked<T>, Fault> {
         match self {
-            Checkout::Ours(s) => Ok(Checked::Ours(s.acquire_keyed(key).await?)),
+            Checkout::Ours(s) => Ok(Checked::Ours(match turn {
+                Some(turn) => s.acquire_turn(key, turn).await?,
+                None => s.acquire_keyed(key).await?,
+            })),
             Checkout::Deadpool(p, c) => {
                 use deadpool::managed::PoolError;
                 c.checkouts.fetch_add(1, Relaxed);

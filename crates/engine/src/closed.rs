@@ -19,6 +19,9 @@ pub(crate) async fn worker<T: Target>(
     let deadline = tokio::time::sleep(shared.timeout);
     tokio::pin!(deadline);
     let mut unreachable = 0u32;
+    // This worker's turn at `round-robin:N`: its requests go to the
+    // connections one after another, from its own number on.
+    let mut turn = id;
     loop {
         let mut start = Instant::now();
         if start >= shared.end || shared.budget_spent() {
@@ -38,7 +41,10 @@ pub(crate) async fn worker<T: Target>(
             }
             start = Instant::now();
         }
-        let (outcome, done) = shared.exchange(id, deadline.as_mut(), start).await;
+        let (outcome, done) = shared
+            .exchange(id, Some(turn), deadline.as_mut(), start)
+            .await;
+        turn = turn.wrapping_add(1);
         let latency = outcome.map(|t| t.total()).unwrap_or_default();
         let down =
             matches!(&outcome, Err(f) if matches!(f.kind, ErrorKind::Refused | ErrorKind::Reset));

@@ -102,10 +102,18 @@ impl<T: Target> Shared<T> {
 
     /// A lease, and with `nested` a second one taken while holding the
     /// first (the handler pattern: holding one connection, ask for another).
-    async fn leases(&self, key: usize) -> Result<(Checked<T>, Option<Checked<T>>), Fault> {
-        let first = self.strategy.acquire(key).await?;
+    async fn leases(
+        &self,
+        key: usize,
+        turn: Option<usize>,
+    ) -> Result<(Checked<T>, Option<Checked<T>>), Fault> {
+        let first = self.strategy.acquire(key, turn).await?;
         let second = match self.nested {
-            true => Some(self.strategy.acquire(key).await?),
+            true => Some(
+                self.strategy
+                    .acquire(key, turn.map(|t| t.wrapping_add(1)))
+                    .await?,
+            ),
             false => None,
         };
         Ok((first, second))
@@ -116,10 +124,13 @@ impl<T: Target> Shared<T> {
     /// connection closed under before it was sent (or the server refused
     /// unprocessed) is sent again, up to [`SENDS`] times in all, on
     /// another connection and not counted as an error. `deadline` is the
-    /// worker's reusable request timer.
+    /// worker's reusable request timer. A worker's `turn` picks its
+    /// connection at `round-robin:N` (a resend takes the next one); without
+    /// one, the strategy's shared counter does.
     pub(crate) async fn exchange(
         &self,
         key: usize,
+        turn: Option<usize>,
         mut deadline: Pin<&mut Sleep>,
         start: Instant,
     ) -> (Result<Timing, Fault>, Instant) {
@@ -128,7 +139,10 @@ impl<T: Target> Shared<T> {
         let mut request = Duration::ZERO;
         let mut t0 = start;
         for attempt in 0..SENDS {
-            let (mut lease, _second) = match self.leases(key).await {
+            let (mut lease, _second) = match self
+                .leases(key, turn.map(|t| t.wrapping_add(attempt)))
+                .await
+            {
                 Ok(leases) => leases,
                 Err(fault) => return (Err(fault), Instant::now()),
             };

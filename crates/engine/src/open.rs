@@ -114,7 +114,7 @@ async fn request<T: Target>(
     let mut deadline = Box::pin(tokio::time::sleep(shared.timeout));
     // Boxed, so the task the pacer spawns is small: the exchange's state
     // (kilobytes) is allocated and moved on the load thread, not the pacer.
-    let (outcome, done) = Box::pin(shared.exchange(key, deadline.as_mut(), start)).await;
+    let (outcome, done) = Box::pin(shared.exchange(key, None, deadline.as_mut(), start)).await;
     recorders.with(|r| {
         if shared.record(r, start, done, outcome, done - intended) == Window::Measured {
             let _ = r.send_lag.record(lag.as_nanos() as u64);

@@ -1,6 +1,7 @@
 //! Fixed slots: `shared` is one slot, `round-robin:N` and `least-loaded:N`
-//! are N. A request picks a slot (in turn, or the one with fewest requests
-//! in flight) and waits there, FIFO, if the slot is busy.
+//! are N. A request picks a slot (in turn, the caller's or a shared
+//! counter's, or the one with fewest requests in flight) and waits there,
+//! FIFO, if the slot is busy.
 //!
 //! Each slot has a FIFO semaphore of streams: one for a connection that
 //! carries one request at a time, [`Connector::streams`] for a multiplexed
@@ -117,8 +118,11 @@ impl<C: Connector> Slots<C> {
         }
     }
 
-    fn choose(&self) -> usize {
+    fn choose(&self, turn: Option<usize>) -> usize {
         let n = self.slots.len();
+        if let (Some(t), Pick::RoundRobin) = (turn, self.pick) {
+            return t % n;
+        }
         let start = self.next.fetch_add(1, Relaxed) % n;
         if self.pick == Pick::RoundRobin || n == 1 {
             return start;
@@ -131,8 +135,11 @@ impl<C: Connector> Slots<C> {
 
     /// Take a stream on a slot, connecting the slot if empty or broken.
     /// Cancel-safe: a dropped future leaves the slot as it was or empty.
-    pub(crate) async fn checkout(&self) -> Result<Held<C::Conn>, AcquireError<C::Error>> {
-        let index = self.choose();
+    pub(crate) async fn checkout(
+        &self,
+        turn: Option<usize>,
+    ) -> Result<Held<C::Conn>, AcquireError<C::Error>> {
+        let index = self.choose(turn);
         self.inflight[index].fetch_add(1, Relaxed);
         let counted = Inflight(&self.inflight[index]);
         let streams = &self.streams[index];

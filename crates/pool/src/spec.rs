@@ -17,7 +17,9 @@ pub enum StrategySpec {
     PerRequest,
     /// One connection for everything.
     Shared,
-    /// N connections; request i goes to connection i mod N.
+    /// N connections taken in turn: request i goes to connection i mod N,
+    /// counting the caller's own turns if it keeps them
+    /// ([`Strategy::acquire_turn`](crate::Strategy::acquire_turn)).
     RoundRobin(Option<usize>),
     /// N connections; each request goes to the one with fewest in flight.
     LeastLoaded(Option<usize>),

@@ -109,10 +109,19 @@ impl<C: Connector> Strategy<C> {
     /// Lease a connection: wait (in arrival order) for one to come free,
     /// or open one, within the checkout timeout.
     pub async fn acquire(&self) -> Result<Lease<C>, AcquireError<C::Error>> {
+        self.acquire_in_turn(None).await
+    }
+
+    /// `acquire` with the slot of `round-robin:N` given (`turn` mod N)
+    /// rather than taken from the shared counter.
+    async fn acquire_in_turn(
+        &self,
+        turn: Option<usize>,
+    ) -> Result<Lease<C>, AcquireError<C::Error>> {
         match &*self.inner {
             Inner::Exclusive(e) => self.acquire_exclusive(e).await,
             Inner::Slots(s) => {
-                let mut checkout = std::pin::pin!(s.checkout());
+                let mut checkout = std::pin::pin!(s.checkout(turn));
                 // The fast path: a stream free at once needs no timer.
                 let now = std::future::poll_fn(|cx| match checkout.as_mut().poll(cx) {
                     Poll::Ready(held) => Poll::Ready(Some(held)),
@@ -141,6 +150,24 @@ impl<C: Connector> Strategy<C> {
         match &*self.inner {
             Inner::Partitioned(pools, _) => self.acquire_exclusive(&pools[key % pools.len()]).await,
             _ => self.acquire().await,
+        }
+    }
+
+    /// Like [`acquire_keyed`](Self::acquire_keyed), for a caller that keeps
+    /// its own turn: `round-robin:N` gives it connection `turn mod N`.
+    /// A caller that counts its requests up from its own number spreads
+    /// them over the N connections as evenly as the shared counter does,
+    /// and callers woken by answers on one connection then send their next
+    /// requests on one connection too, which the connection's driver writes
+    /// together. Other strategies ignore the turn.
+    pub async fn acquire_turn(
+        &self,
+        key: usize,
+        turn: usize,
+    ) -> Result<Lease<C>, AcquireError<C::Error>> {
+        match &*self.inner {
+            Inner::Slots(_) => self.acquire_in_turn(Some(turn)).await,
+            _ => self.acquire_keyed(key).await,
         }
     }
 

@@ -36,6 +36,35 @@ async fn round_robin_sends_request_i_to_connection_i_mod_n() {
 }
 
 #[tokio::test]
+async fn round_robin_takes_the_callers_turn_when_given_one() {
+    bounded(async {
+        let fake = Fake::new();
+        let pool = strategy("round-robin:3", &fake, cfg());
+        // Slots connect on first use: slot 2 first, as connection 1.
+        let ids: Vec<u64> = {
+            let mut ids = Vec::new();
+            for turn in [2, 0, 1, 5, 3, 4, 7] {
+                ids.push(pool.acquire_turn(9, turn).await.expect("checkout").id);
+            }
+            ids
+        };
+        assert_eq!(ids, [1, 2, 3, 1, 2, 3, 3]);
+        // The shared counter did not move: unturned requests start at slot 0.
+        assert_eq!(pool.acquire().await.expect("checkout").id, 2);
+        // A turn on a busy slot waits there.
+        let held = pool.acquire_turn(0, 1).await.expect("checkout");
+        assert!(poll_once(pool.acquire_turn(0, 4)).await.is_none());
+        drop(held);
+        // Other strategies ignore the turn, not the key.
+        let parts = strategy("partitioned:2x1", &fake, cfg());
+        let a = parts.acquire_turn(0, 0).await.expect("checkout").id;
+        let b = parts.acquire_turn(0, 1).await.expect("checkout").id;
+        assert_eq!(a, b, "partition by key 0 both times");
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn least_loaded_picks_the_slot_with_fewest_in_flight() {
     bounded(async {
         let fake = Fake::new();
