@@ -109,34 +109,9 @@ impl<C: Connector> Strategy<C> {
     /// Lease a connection: wait (in arrival order) for one to come free,
     /// or open one, within the checkout timeout.
     pub async fn acquire(&self) -> Result<Lease<C>, AcquireError<C::Error>> {
-        self.acquire_in_turn(None).await
-    }
-
-    /// `acquire` with the slot of `round-robin:N` given (`turn` mod N)
-    /// rather than taken from the shared counter.
-    async fn acquire_in_turn(
-        &self,
-        turn: Option<usize>,
-    ) -> Result<Lease<C>, AcquireError<C::Error>> {
         match &*self.inner {
             Inner::Exclusive(e) => self.acquire_exclusive(e).await,
-            Inner::Slots(s) => {
-                let mut checkout = std::pin::pin!(s.checkout(turn));
-                // The fast path: a stream free at once needs no timer.
-                let now = std::future::poll_fn(|cx| match checkout.as_mut().poll(cx) {
-                    Poll::Ready(held) => Poll::Ready(Some(held)),
-                    Poll::Pending => Poll::Ready(None),
-                })
-                .await;
-                let held = match now {
-                    Some(held) => held,
-                    None => match tokio::time::timeout(self.checkout_timeout, checkout).await {
-                        Ok(held) => held,
-                        Err(_) => return Err(self.timed_out(&s.metrics)),
-                    },
-                };
-                Ok(Lease::slot(s.clone(), held?))
-            }
+            Inner::Slots(s) => self.acquire_slot(s, None).await,
             Inner::Partitioned(pools, next) => {
                 let i = next.fetch_add(1, Relaxed) % pools.len();
                 self.acquire_exclusive(&pools[i]).await
@@ -166,9 +141,34 @@ impl<C: Connector> Strategy<C> {
         turn: usize,
     ) -> Result<Lease<C>, AcquireError<C::Error>> {
         match &*self.inner {
-            Inner::Slots(_) => self.acquire_in_turn(Some(turn)).await,
-            _ => self.acquire_keyed(key).await,
+            Inner::Exclusive(e) => self.acquire_exclusive(e).await,
+            Inner::Slots(s) => self.acquire_slot(s, Some(turn)).await,
+            Inner::Partitioned(pools, _) => self.acquire_exclusive(&pools[key % pools.len()]).await,
         }
+    }
+
+    /// A stream on one of the slots: the `turn` mod N given, or the
+    /// strategy's own pick.
+    async fn acquire_slot(
+        &self,
+        s: &Arc<Slots<C>>,
+        turn: Option<usize>,
+    ) -> Result<Lease<C>, AcquireError<C::Error>> {
+        let mut checkout = std::pin::pin!(s.checkout(turn));
+        // The fast path: a stream free at once needs no timer.
+        let now = std::future::poll_fn(|cx| match checkout.as_mut().poll(cx) {
+            Poll::Ready(held) => Poll::Ready(Some(held)),
+            Poll::Pending => Poll::Ready(None),
+        })
+        .await;
+        let held = match now {
+            Some(held) => held,
+            None => match tokio::time::timeout(self.checkout_timeout, checkout).await {
+                Ok(held) => held,
+                Err(_) => return Err(self.timed_out(&s.metrics)),
+            },
+        };
+        Ok(Lease::slot(s.clone(), held?))
     }
 
     async fn acquire_exclusive(
