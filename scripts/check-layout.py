@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Checks the shape of the code: no function over 80 lines outside tests, and
+no import circle between the files of one crate (a file imports another when
+it names it through `crate::`, `super::`, or, in a mod.rs, a child by name;
+the crate root, which only declares and re-exports, is left out).
+Prints what breaks a rule and exits 1; exits 0 when all holds.
+Usage: scripts/check-layout.py [ROOT]"""
+import os, re, sys
+
+LIMIT = 80
+
+
+def long_functions(root):
+    found = []
+    for dp, _, fn in os.walk(os.path.join(root, "crates")):
+        parts = dp.split(os.sep)
+        if "tests" in parts or "benches" in parts:
+            continue
+        for f in fn:
+            if f.endswith(".rs"):
+                found += file_long_functions(os.path.join(dp, f))
+    return found
+
+
+def strip(line):
+    s = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+    s = re.sub(r"'(\\.|[^'\\])'", "''", s)
+    return s.split("//")[0]
+
+
+def file_long_functions(path):
+    lines = open(path).read().split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        if re.match(r"\s*#\[cfg\(test\)\]", line):
+            break
+        m = re.match(r"\s*(pub(\([^)]*\))?\s+)?(async\s+)?(const\s+)?(unsafe\s+)?fn\s+(\w+)", line)
+        if not m:
+            continue
+        depth, opened, j = 0, False, i
+        while j < len(lines):
+            s = strip(lines[j])
+            for ch in s:
+                if ch == "{":
+                    depth += 1
+                    opened = True
+                elif ch == "}":
+                    depth -= 1
+            if opened and depth == 0:
+                break
+            if not opened and s.rstrip().endswith(";"):
+                break
+            j += 1
+        n = j - i + 1
+        if opened and n > LIMIT:
+            found.append(f"{os.path.relpath(path)}:{i + 1}: fn {m.group(6)} is {n} lines (limit {LIMIT})")
+    return found
+
+
+def module_path(src, path):
+    rel = os.path.relpath(path, src)[:-3].split(os.sep)
+    if rel[-1] in ("lib", "main"):
+        rel = rel[:-1]
+    if rel and rel[-1] == "mod":
+        rel = rel[:-1]
+    return tuple(rel)
+
+
+def references(module, path, text, files):
+    refs = []
+    for u in re.finditer(r"crate::((?:\w+::)*)\{([^}]*)\}", text):
+        base = [x for x in u.group(1).split("::") if x]
+        for item in u.group(2).split(","):
+            refs.append(base + [x for x in item.strip().split("::") if x and x != "self"])
+    for u in re.finditer(r"crate::(\w+(?:::\w+)*)", text):
+        refs.append(u.group(1).split("::"))
+    for u in re.finditer(r"super::(\w+(?:::\w+)*)", text):
+        refs.append(list(module[:-1]) + u.group(1).split("::"))
+    targets = set()
+    for r in refs:
+        for k in range(len(r), 0, -1):
+            if tuple(r[:k]) in files:
+                targets.add(tuple(r[:k]))
+                break
+    if module:
+        for child in files:
+            if len(child) == len(module) + 1 and child[: len(module)] == module:
+                if re.search(r"(?<![\w:])" + child[-1] + r"::", text):
+                    targets.add(child)
+    targets.discard(module)
+    targets.discard(())
+    return targets
+
+
+def circles(root):
+    found = []
+    crates = os.path.join(root, "crates")
+    for crate in sorted(os.listdir(crates)):
+        src = os.path.join(crates, crate, "src")
+        if not os.path.isdir(src):
+            continue
+        files = {}
+        for dp, _, fn in os.walk(src):
+            for f in fn:
+                if f.endswith(".rs"):
+                    p = os.path.join(dp, f)
+                    files[module_path(src, p)] = p
+        edges = {}
+        for m, p in files.items():
+            text = open(p).read().split("#[cfg(test)]")[0]
+            edges[m] = references(m, p, text, files) if m else set()
+        for comp in strongly_connected(edges):
+            names = sorted(os.path.relpath(files[x], src) for x in comp)
+            found.append(f"crates/{crate}: import circle between {', '.join(names)}")
+    return found
+
+
+def strongly_connected(edges):
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+    problems = long_functions(root) + circles(root)
+    for p in problems:
+        print(p)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
