@@ -193,7 +193,7 @@ pub(crate) struct RunArgs {
     /// where throughput stopped growing or p99 crossed --slo.
     #[arg(long, value_name = "RAMP", value_parser = parse::ramp,
           conflicts_with_all = ["concurrency", "duration", "batch", "requests"])]
-    pub(crate) ramp: Option<poolbench_engine::Ramp>,
+    pub(crate) ramp: Option<poolbench_model::Ramp>,
 
     /// Open loop: requests per second, sent whatever the answers; latency
     /// counts from each request's intended send time.
@@ -235,7 +235,7 @@ pub(crate) struct RunArgs {
     /// merge` adds the shards of one plan exactly.
     #[arg(long, value_name = "I/N", value_parser = parse::shard,
           help_heading = "More than one machine")]
-    pub(crate) shard: Option<poolbench_engine::Shard>,
+    pub(crate) shard: Option<poolbench_model::Shard>,
 
     /// Start the first cell's warm-up at this instant (RFC 3339, UTC:
     /// 2026-11-23T18:00:00Z), every later run (cell, repetition) one
@@ -399,7 +399,7 @@ pub(crate) struct RunArgs {
     /// them, each cell records what it broke, and the run exits 1 if no
     /// cell meets them.
     #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
-    pub(crate) slo: Option<poolbench_engine::Slo>,
+    pub(crate) slo: Option<poolbench_model::Slo>,
 
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .html, .csv, .md, .txt); repeat to write several.

@@ -1,7 +1,8 @@
 //! Reading a remote poolbench server's counters (`poolbench serve`, e.g. in
 //! service mode) over its stats endpoint, so a run against it reports what
 //! the server saw, including its database pool.
-use poolbench_engine::{DbPoolCounters, ServerCounters, ServerProbe};
+use poolbench_engine::ServerProbe;
+use poolbench_model::{DbPoolCounters, ServerCounters};
 use poolbench_server::StatsSnapshot;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

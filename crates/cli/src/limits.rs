@@ -4,7 +4,7 @@
 //! that needs more is refused. Memory: every worker is a task of a few
 //! kilobytes, so a concurrency the memory cannot hold is refused too.
 use crate::Failure;
-use poolbench_engine::Plan;
+use poolbench_model::Plan;
 
 /// Descriptors beyond the connections: listeners, the runtime's epoll and
 /// wake-up descriptors, the stats probe, standard streams, output files.

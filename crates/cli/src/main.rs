@@ -50,12 +50,14 @@ impl Failure {
 fn report(a: args::ReportArgs) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&a.result)
         .map_err(|e| Failure::input(format!("cannot read {}: {e}", a.result.display())))?;
-    let result: poolbench_engine::RunResult = serde_json::from_str(&text).map_err(|e| {
+    let mut result: poolbench_model::RunResult = serde_json::from_str(&text).map_err(|e| {
         Failure::input(format!(
             "{} is not a poolbench result: {e}",
             a.result.display()
         ))
     })?;
+    // Read with this version's analysis, as `run` and `merge` do.
+    poolbench_analysis::analyze(&mut result);
     output::check(&a.output)?;
     output::check_hdr_dir(&a.views)?;
     output::write_all(&a.output, &result)?;
@@ -77,7 +79,7 @@ fn merge(a: args::MergeArgs) -> Result<(), Failure> {
             "merge needs two or more results, or the shards of one plan (run with --shard I/N)",
         ));
     }
-    let merged = poolbench_engine::merge(&parts).map_err(Failure::input)?;
+    let merged = poolbench_analysis::merge(&parts).map_err(Failure::input)?;
     output::write_all(&a.output, &merged)?;
     print!(
         "{}",
@@ -117,7 +119,7 @@ fn main() -> ExitCode {
         args::Command::Scenario(a) => scenario::scenario(a),
         args::Command::Schema(a) => {
             let schema = match a.of {
-                args::SchemaOf::Result => poolbench_engine::result_schema(),
+                args::SchemaOf::Result => poolbench_model::result_schema(),
                 args::SchemaOf::Comparison => poolbench_report::comparison_schema(),
             };
             println!(

@@ -2,7 +2,7 @@
 //! format its extension names, written atomically.
 use crate::args::{Format, ViewArgs};
 use crate::Failure;
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 use std::path::{Path, PathBuf};
 
 /// A result saved by `run -o FILE.json`.

@@ -16,20 +16,20 @@ pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
-pub(crate) fn ramp(s: &str) -> Result<poolbench_engine::Ramp, String> {
-    poolbench_engine::Ramp::parse(s)
+pub(crate) fn ramp(s: &str) -> Result<poolbench_model::Ramp, String> {
+    poolbench_model::Ramp::parse(s)
 }
 
-pub(crate) fn shard(s: &str) -> Result<poolbench_engine::Shard, String> {
+pub(crate) fn shard(s: &str) -> Result<poolbench_model::Shard, String> {
     s.parse()
 }
 
 /// An RFC 3339 instant, kept as given (the plan carries it).
 pub(crate) fn start_at(s: &str) -> Result<String, String> {
-    poolbench_engine::parse_start(s).map(|_| s.to_string())
+    poolbench_model::parse_start(s).map(|_| s.to_string())
 }
 
-pub(crate) fn slo(s: &str) -> Result<poolbench_engine::Slo, String> {
+pub(crate) fn slo(s: &str) -> Result<poolbench_model::Slo, String> {
     s.parse()
 }
 
@@ -153,7 +153,7 @@ mod tests {
             let _ = depth(&s);
             let _ = streams(&s);
             let _ = slo(&s);
-            let _ = s.parse::<poolbench_targets::TargetSpec>();
+            let _ = poolbench_targets::parse_target(&s);
         }
     }
 }

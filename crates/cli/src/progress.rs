@@ -1,6 +1,7 @@
 //! The progress bar over the grid, on stderr, only for a terminal.
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use poolbench_engine::{CellResult, CellSpec, Events};
+use poolbench_engine::Events;
+use poolbench_model::{CellResult, CellSpec};
 use poolbench_report::fmt_rate;
 use std::io::IsTerminal;
 use std::time::Duration;

@@ -2,7 +2,8 @@ use crate::args::{ArrivalArg, RunArgs};
 use crate::http_probe::HttpProbe;
 use crate::progress::Progress;
 use crate::Failure;
-use poolbench_engine::{Arrival, EngineError, LoadModel, Plan, ServerCounters, ServerProbe};
+use poolbench_engine::{EngineError, ServerProbe};
+use poolbench_model::{Arrival, LoadModel, Plan, ServerCounters};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
 use poolbench_targets::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec};
@@ -31,11 +32,11 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
 
 /// Run the plan the arguments describe, write its outputs and print its
 /// report; the result for the caller's own checks.
-pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure> {
+pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
     let target = match &a.target {
-        Some(url) => url.parse::<TargetSpec>().map_err(Failure::input)?,
+        Some(url) => poolbench_targets::parse_target(url).map_err(Failure::input)?,
         None => {
             let config = embedded_config(&a);
             let s = EmbeddedServer::start(config.clone(), cores())
@@ -64,12 +65,12 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
         None if plan.shard.is_some() => None,
         // A poolbench server elsewhere (e.g. service mode, or its gRPC
         // listener) shows its counters over HTTP/1.1.
-        None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => plan
-            .target
-            .resolve()
-            .ok()
-            .and_then(|addr| HttpProbe::connect(addr, &plan.target.authority))
-            .map(|p| Box::new(p) as Box<dyn ServerProbe>),
+        None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => {
+            poolbench_targets::resolve(&plan.target)
+                .ok()
+                .and_then(|addr| HttpProbe::connect(addr, &plan.target.authority))
+                .map(|p| Box::new(p) as Box<dyn ServerProbe>)
+        }
         None => None,
     };
     crate::signals::watch()
@@ -84,6 +85,7 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_engine::RunResult, Failure
         EngineError::Runtime(_) => Failure::runtime(e),
         _ => Failure::input(e),
     })?;
+    poolbench_analysis::analyze(&mut result);
     if let Some((s, config)) = server {
         result.target = format!("built-in server at http://{}/", s.addr());
         result.server = serde_json::to_value(&config).ok();
@@ -110,7 +112,7 @@ fn check_plan(plan: &Plan, embedded: bool) -> Result<(), Failure> {
 fn dry_run(a: &RunArgs) -> Result<(), Failure> {
     let embedded = a.target.is_none();
     let target = match &a.target {
-        Some(url) => url.parse::<TargetSpec>().map_err(Failure::input)?,
+        Some(url) => poolbench_targets::parse_target(url).map_err(Failure::input)?,
         None => TargetSpec::http(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)), "/"),
     };
     let plan = plan(a, target, embedded);
@@ -118,7 +120,7 @@ fn dry_run(a: &RunArgs) -> Result<(), Failure> {
     crate::output::check(&a.output)?;
     crate::limits::check_memory(&plan)?;
     crate::limits::check(&plan, embedded, crate::limits::raise())?;
-    let schedule = poolbench_engine::Schedule::of(&plan);
+    let schedule = poolbench_model::StartSlots::of(&plan);
     let whole = plan.cells();
     let (mine, notes) = match plan.shard {
         Some(shard) => shard.split(&plan).map_err(Failure::input)?,
@@ -130,7 +132,7 @@ fn dry_run(a: &RunArgs) -> Result<(), Failure> {
     };
     println!(
         "plan {} · {} · {} cell(s)",
-        &poolbench_engine::plan_hash(&plan)[..12],
+        &poolbench_model::plan_hash(&plan)[..12],
         target,
         whole.len()
     );
@@ -165,7 +167,7 @@ fn announce_schedule(plan: &Plan) {
             }
         }
     }
-    if let Some(s) = poolbench_engine::Schedule::of(plan) {
+    if let Some(s) = poolbench_model::StartSlots::of(plan) {
         let wait = s
             .start
             .duration_since(std::time::SystemTime::now())
@@ -180,7 +182,7 @@ fn announce_schedule(plan: &Plan) {
 }
 
 /// With `--slo`: exit 1 when no cell met it, naming what each broke.
-fn slo_verdict(result: &poolbench_engine::RunResult) -> Result<(), Failure> {
+fn slo_verdict(result: &poolbench_model::RunResult) -> Result<(), Failure> {
     let verdicts: Vec<(String, &Vec<String>)> = result
         .cells
         .iter()

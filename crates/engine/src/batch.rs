@@ -3,18 +3,11 @@
 use crate::exchange::Shared;
 use crate::record::{Fault, Recorder, Timing};
 use crate::thread_recorders::ThreadRecorders;
+use poolbench_model::Sample;
 use poolbench_targets::Target;
-use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// One timed sample: a batch, or a repetition of a whole cell.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Sample {
-    pub throughput_rps: f64,
-    pub p99_us: f64,
-}
 
 pub(crate) struct Batches {
     pub(crate) recorder: Recorder,

@@ -1,8 +1,8 @@
 //! What every load model shares: the cell's strategy and target, its
 //! windows, and one exchange (acquire, send, release).
 use crate::checkout::{Checked, Checkout};
+use crate::counts::bucket;
 use crate::record::{Fault, Recorder, Timing};
-use crate::timeline::bucket;
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -30,7 +30,7 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) measure_from: Instant,
     pub(crate) end: Instant,
     /// The concurrency over time, when it ramps.
-    pub(crate) ramp: Option<crate::ramp::Ramp>,
+    pub(crate) ramp: Option<poolbench_model::Ramp>,
 }
 
 /// Where a completion falls.

@@ -3,9 +3,9 @@
 //! stops it (the machine's other work, page faults, a paused process) also
 //! stops the load threads, so its histogram bounds what the generator adds
 //! to every latency it reports.
-use crate::precise::tighten_timer_slack;
-use crate::record::new_histogram;
+use crate::precise_sleep::tighten_timer_slack;
 use hdrhistogram::Histogram;
+use poolbench_model::new_histogram;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;

@@ -2,24 +2,10 @@
 //! logs (`--hdr-log`). Each recorder fills the histogram of the second in
 //! progress and encodes it when the next second begins, so a long cell
 //! keeps a few hundred bytes per second, not a histogram per second.
-use crate::record::{decode_histogram, encode_histogram, new_histogram};
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
+use poolbench_model::{decode_histogram, encode_histogram, new_histogram, LatencyInterval};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-/// One second (or the last, shorter part) of a cell's measured window.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct LatencyInterval {
-    /// Which second of the measured window, from 0.
-    #[serde(default)]
-    pub second: u32,
-    /// When the interval began, in seconds since the Unix epoch.
-    pub start_unix_s: f64,
-    pub duration_s: f64,
-    /// The latencies completed in it (ns, HdrHistogram V2, base64).
-    pub latency_ns: String,
-}
 
 /// Intervals being recorded: the current second's histogram, and the
 /// finished seconds, encoded.

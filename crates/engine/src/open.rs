@@ -7,8 +7,8 @@
 //! runtime, so only requests whose time has come are in flight or waiting
 //! for a connection. How late each one starts (the send lag) is recorded.
 use crate::exchange::{Shared, Window};
-use crate::load::Schedule;
-use crate::precise::{sleep_until, tighten_timer_slack};
+use crate::precise_sleep::{sleep_until, tighten_timer_slack};
+use crate::schedule::Schedule;
 use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::Target;
 use std::sync::Arc;

@@ -1,14 +1,12 @@
 //! The grid: every cell in turn on the engine's own runtime.
-use crate::assemble::cell_result;
-use crate::cell::run_cell;
-use crate::findings;
-use crate::load::LoadModel;
-use crate::machine::Machine;
-use crate::plan::{CellSpec, Plan, PlanError};
+use crate::cell_result::cell_result;
+use crate::cell_run::{run_cell, CellOutcome};
 use crate::probe::ServerProbe;
-use crate::result::{CellResult, RunResult, SCHEMA_VERSION};
-use crate::shard::Schedule;
 use crate::threads::LoadThreads;
+use poolbench_model::{
+    plan_hash, CellResult, CellSpec, LoadModel, Machine, PipelineProbe, Plan, PlanError, RunResult,
+    ServerCounters, ShardStamp, StartSlots, SCHEMA_VERSION,
+};
 use poolbench_pool::{BuildError, Connector};
 use poolbench_targets::{AnyTarget, Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
@@ -56,89 +54,21 @@ pub fn run(
     let (cells, exec, stamp) = match plan.shard {
         Some(shard) => {
             let (cells, notes) = shard.split(plan).map_err(PlanError::from)?;
-            let stamp = crate::shard::ShardStamp {
+            let stamp = ShardStamp {
                 index: shard.index,
                 count: shard.count,
-                plan_hash: crate::shard::plan_hash(plan),
+                plan_hash: plan_hash(plan),
                 notes,
             };
             (cells, shard.plan(plan), Some(stamp))
         }
         None => (plan.cells(), plan.clone(), None),
     };
-    let schedule = Schedule::of(plan);
+    let slots = StartSlots::of(plan);
     let plan = &exec;
-    let addr = plan.target.resolve()?;
-    // The open loop's pacing thread counts as one of the threads: its
-    // requests run on the others (at least one). On 2 cores, a second
-    // worker competing with the pacer doubled the send lag's p99 and made
-    // the corrected p99 swing 6x between reruns (bench/RESULTS.md).
-    let workers = match plan.load {
-        LoadModel::Open { .. } => plan.threads.saturating_sub(1).max(1),
-        _ => plan.threads,
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .thread_name(crate::cpu::LOAD_THREAD)
-        .enable_all()
-        .build()?;
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let target = AnyTarget::open(
-        &plan.target,
-        addr,
-        &plan.target_options,
-        plan.connect_timeout,
-    )?;
-    runtime
-        .block_on(target.prepare())
-        .map_err(|e| EngineError::Prepare {
-            target: plan.target.redacted(),
-            reason: e.message,
-        })?;
-    runtime
-        .block_on(async {
-            match tokio::time::timeout(PREFLIGHT, target.connect()).await {
-                Ok(Ok(mut conn)) => {
-                    // One request, so the server has surely accepted this
-                    // connection before the first cell resets its counters.
-                    let _ = tokio::time::timeout(PREFLIGHT, target.send(&mut conn)).await;
-                    Ok(())
-                }
-                Ok(Err(e)) => Err(e.message),
-                Err(_) => Err(format!("connect timed out after {PREFLIGHT:?}")),
-            }
-        })
-        .map_err(|reason| EngineError::Unreachable {
-            target: plan.target.redacted(),
-            reason,
-        })?;
-
-    let pipeline = match plan.pipeline {
-        Some(depth) => Some(
-            runtime
-                .block_on(poolbench_targets::pipeline::probe(
-                    addr,
-                    &plan.target.authority,
-                    &plan.target.path,
-                    depth,
-                    Duration::from_secs(10),
-                ))
-                .map_err(|reason| EngineError::Unreachable {
-                    target: plan.target.redacted(),
-                    reason: format!("pipelining probe failed: {reason}"),
-                })?,
-        ),
-        None => None,
-    };
-
-    // Closed-loop workers on exclusive leases of connections their holder
-    // drives get load threads with an I/O driver each; everything else
-    // runs on the multi-thread runtime.
-    let load_threads = match target.follows_holder() && matches!(plan.load, LoadModel::Closed) {
-        true => Some(LoadThreads::start(plan.threads)?),
-        false => None,
-    };
-    let slot_at = |k: usize| schedule.map(|s| s.at(k));
+    let ready = prepare(plan)?;
+    let slot_at = |k: usize| slots.map(|s| s.at(k));
     let mut results = Vec::with_capacity(cells.len());
     for (i, cell) in cells.iter().enumerate() {
         if crate::interrupt::requested().is_some() {
@@ -150,28 +80,16 @@ pub fn run(
             if crate::interrupt::requested().is_some() && !runs.is_empty() {
                 break;
             }
-            if let Some(p) = probe {
-                settle(p);
-                p.reset();
-            }
-            let threads = load_threads
-                .as_ref()
-                .filter(|_| !cell.strategy.shares_connections());
-            let slot = slot_at(i * plan.reps + rep);
-            let outcome = runtime.block_on(run_cell(target.clone(), *cell, plan, threads, slot))?;
-            let server = probe.map(|p| {
-                settle(p);
-                p.read()
-            });
-            runs.push((outcome, server));
+            runs.push(ready.run_once(*cell, plan, probe, slot_at(i * plan.reps + rep))?);
         }
         let result = cell_result(*cell, plan, runs);
         events.cell_finished(i, cells.len(), &result);
         results.push(result);
     }
-    drop(load_threads);
-    drop(runtime);
-    let mut result = RunResult {
+    let pipeline = ready.pipeline;
+    drop(ready.load_threads);
+    drop(ready.runtime);
+    Ok(RunResult {
         schema_version: SCHEMA_VERSION,
         target: plan.target.redacted(),
         machine: Machine::current(),
@@ -187,21 +105,121 @@ pub fn run(
         pipeline,
         shard: stamp,
         merged_shards: None,
+    })
+}
+
+/// A target opened and reached, on the engine's runtime.
+struct Ready {
+    runtime: tokio::runtime::Runtime,
+    target: AnyTarget,
+    load_threads: Option<LoadThreads>,
+    pipeline: Option<PipelineProbe>,
+}
+
+/// The runtime started, the target opened, prepared and reached once
+/// (so a target that is down stops the run before any load), and the
+/// pipelining probe run when asked.
+fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
+    let addr = poolbench_targets::resolve(&plan.target)?;
+    // The open loop's pacing thread counts as one of the threads: its
+    // requests run on the others (at least one). On 2 cores, a second
+    // worker competing with the pacer doubled the send lag's p99 and made
+    // the corrected p99 swing 6x between reruns (bench/RESULTS.md).
+    let workers = match plan.load {
+        LoadModel::Open { .. } => plan.threads.saturating_sub(1).max(1),
+        _ => plan.threads,
     };
-    if let Some(slo) = &plan.slo {
-        for c in &mut result.cells {
-            c.slo_breaches = Some(slo.breaches(c));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .thread_name(crate::cpu::LOAD_THREAD)
+        .enable_all()
+        .build()?;
+    let target = AnyTarget::open(
+        &plan.target,
+        addr,
+        &plan.target_options,
+        plan.connect_timeout,
+    )?;
+    let unreachable = |reason: String| EngineError::Unreachable {
+        target: plan.target.redacted(),
+        reason,
+    };
+    runtime
+        .block_on(target.prepare())
+        .map_err(|e| EngineError::Prepare {
+            target: plan.target.redacted(),
+            reason: e.message,
+        })?;
+    runtime.block_on(preflight(&target)).map_err(unreachable)?;
+    let pipeline = match plan.pipeline {
+        Some(depth) => Some(
+            runtime
+                .block_on(poolbench_targets::pipeline::probe(
+                    addr,
+                    &plan.target.authority,
+                    &plan.target.path,
+                    depth,
+                    Duration::from_secs(10),
+                ))
+                .map_err(|reason| unreachable(format!("pipelining probe failed: {reason}")))?,
+        ),
+        None => None,
+    };
+    // Closed-loop workers on exclusive leases of connections their holder
+    // drives get load threads with an I/O driver each; everything else
+    // runs on the multi-thread runtime.
+    let load_threads = match target.follows_holder() && matches!(plan.load, LoadModel::Closed) {
+        true => Some(LoadThreads::start(plan.threads)?),
+        false => None,
+    };
+    Ok(Ready {
+        runtime,
+        target,
+        load_threads,
+        pipeline,
+    })
+}
+
+/// The first connect, within [`PREFLIGHT`], and one request on it.
+async fn preflight(target: &AnyTarget) -> Result<(), String> {
+    match tokio::time::timeout(PREFLIGHT, target.connect()).await {
+        Ok(Ok(mut conn)) => {
+            // One request, so the server has surely accepted this
+            // connection before the first cell resets its counters.
+            let _ = tokio::time::timeout(PREFLIGHT, target.send(&mut conn)).await;
+            Ok(())
         }
+        Ok(Err(e)) => Err(e.message),
+        Err(_) => Err(format!("connect timed out after {PREFLIGHT:?}")),
     }
-    if matches!(plan.load, LoadModel::Closed) {
-        result.scaling = findings::usl_fits(&result);
+}
+
+impl Ready {
+    /// One run of `cell`, with the server's counters over it where read.
+    fn run_once(
+        &self,
+        cell: CellSpec,
+        plan: &Plan,
+        probe: Option<&dyn ServerProbe>,
+        slot: Option<SystemTime>,
+    ) -> Result<(CellOutcome, Option<ServerCounters>), EngineError> {
+        if let Some(p) = probe {
+            settle(p);
+            p.reset();
+        }
+        let threads = self
+            .load_threads
+            .as_ref()
+            .filter(|_| !cell.strategy.shares_connections());
+        let outcome =
+            self.runtime
+                .block_on(run_cell(self.target.clone(), cell, plan, threads, slot))?;
+        let server = probe.map(|p| {
+            settle(p);
+            p.read()
+        });
+        Ok((outcome, server))
     }
-    result.pitfalls = findings::pitfalls(&result);
-    match findings::recommend(&result) {
-        Ok(r) => result.recommendation = Some(r),
-        Err(why) => result.no_recommendation = Some(why),
-    }
-    Ok(result)
 }
 
 fn signal_name(signal: i32) -> String {

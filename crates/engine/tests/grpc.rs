@@ -3,9 +3,9 @@
 //! and error statuses counted by code.
 mod common;
 use common::*;
-use poolbench_engine::Plan;
+use poolbench_model::Plan;
 use poolbench_server::{EmbeddedServer, ServerConfig};
-use poolbench_targets::TargetSpec;
+
 use std::time::Duration;
 
 /// The strategies of `scenarios/grpc-client-concurrency.toml`.
@@ -20,7 +20,7 @@ fn grpc_server(config: ServerConfig) -> (EmbeddedServer, Plan) {
     };
     let server = EmbeddedServer::start(config, 1).expect("server starts");
     let grpc = server.addrs().grpc.expect("gRPC listener");
-    let spec: TargetSpec = format!("grpc://{grpc}/").parse().unwrap();
+    let spec = poolbench_targets::parse_target(&format!("grpc://{grpc}/")).unwrap();
     let mut plan = Plan::new(spec);
     plan.pool_sizes = vec![];
     // Workers start together, so at 500 ms answers come in waves every

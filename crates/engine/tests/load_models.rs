@@ -1,7 +1,7 @@
 //! Open loop, coordinated omission, batch samples, recommendation.
 mod common;
 use common::*;
-use poolbench_engine::{Arrival, LoadModel, PlanError};
+use poolbench_model::{Arrival, LoadModel, PlanError};
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! server's; the pacer's own error (send lag) is reported.
 mod common;
 use common::*;
-use poolbench_engine::{Arrival, CellResult, LoadModel};
+use poolbench_model::{Arrival, CellResult, LoadModel};
 use std::time::Duration;
 
 /// What the machine did meanwhile, for a failure's message: the
@@ -34,7 +34,7 @@ fn stalls_us(c: &CellResult) -> f64 {
 /// machine alone made late while the pacer ran (its `late` is a send more
 /// than 1 ms behind).
 fn machine_late_share(c: &CellResult) -> f64 {
-    let h = poolbench_engine::decode_histogram(&c.histograms.generator_hiccups_ns)
+    let h = poolbench_model::decode_histogram(&c.histograms.generator_hiccups_ns)
         .expect("the hiccup histogram decodes");
     1.0 - h.percentile_below(1_000_000) / 100.0
 }

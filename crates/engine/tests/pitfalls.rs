@@ -97,7 +97,7 @@ fn errors() {
 
 #[test]
 fn not_achieved() {
-    use poolbench_engine::{Arrival, LoadModel};
+    use poolbench_model::{Arrival, LoadModel};
     // 200 req/s asked, but one request in flight at 20 ms each is 50 req/s.
     let with = quick_run(delay("20ms"), "pool:4", &[1], |p| {
         p.load = LoadModel::Open {

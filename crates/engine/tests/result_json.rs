@@ -1,7 +1,7 @@
 //! The result survives JSON, and its histograms merge exactly.
 mod common;
 use common::*;
-use poolbench_engine::{decode_histogram, RunResult, SCHEMA_VERSION};
+use poolbench_model::{decode_histogram, RunResult, SCHEMA_VERSION};
 use poolbench_server::ServerConfig;
 
 #[test]

@@ -2,7 +2,7 @@
 //! tests running in parallel do not load the CPU it measures.
 mod common;
 use common::*;
-use poolbench_engine::{Plan, RunResult};
+use poolbench_model::{Plan, RunResult};
 use poolbench_server::{EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;
 use std::time::Duration;

@@ -2,13 +2,13 @@
 //! built-in server's own counters.
 mod common;
 use common::*;
-use poolbench_engine::Plan;
+use poolbench_model::Plan;
 use poolbench_server::{EmbeddedServer, ServerConfig};
-use poolbench_targets::{TargetOptions, TargetSpec};
+use poolbench_targets::TargetOptions;
 use std::time::Duration;
 
 fn plan_for(url: String) -> Plan {
-    let mut plan = Plan::new(url.parse::<TargetSpec>().unwrap());
+    let mut plan = Plan::new(poolbench_targets::parse_target(&url).unwrap());
     plan.pool_sizes = vec![];
     plan.warmup = Duration::from_millis(200);
     plan.duration = Duration::from_millis(1500);

@@ -34,14 +34,6 @@ impl<E: std::error::Error + 'static> AcquireError<E> {
     }
 }
 
-/// A strategy name that could not be parsed.
-#[derive(Debug, Error, PartialEq, Eq)]
-#[error("invalid strategy \"{input}\": {reason}")]
-pub struct SpecError {
-    pub(crate) input: String,
-    pub(crate) reason: String,
-}
-
 /// A strategy that cannot be built as asked.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum BuildError {

@@ -5,13 +5,14 @@
 //! waiters and the hot counters. A returned connection goes straight to the
 //! oldest waiter, so a newcomer can never take it first.
 use crate::clock::CoarseClock;
-use crate::config::PoolConfig;
 use crate::error::AcquireError;
 use crate::holders::current_task;
-use crate::metrics::{CloseCause, Metrics, MetricsSnapshot};
+use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::{this_thread, Tracked};
 use crate::Connector;
 use parking_lot::{Mutex, MutexGuard};
+use poolbench_model::MetricsSnapshot;
+use poolbench_model::PoolConfig;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;

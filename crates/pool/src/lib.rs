@@ -32,25 +32,20 @@
 #![forbid(unsafe_code)]
 
 mod clock;
-mod config;
 mod error;
 mod exclusive;
 mod holders;
 mod lease;
 mod metrics;
 mod slots;
-mod spec;
 mod strategy;
 mod tracked;
 mod wait;
 
-pub use config::PoolConfig;
-pub use error::{AcquireError, BuildError, SpecError};
+pub use error::{AcquireError, BuildError};
 pub use lease::Lease;
-pub use metrics::MetricsSnapshot;
-pub use spec::StrategySpec;
+pub use poolbench_model::{MetricsSnapshot, PoolConfig, SpecError, StrategySpec, WaitStats};
 pub use strategy::Strategy;
-pub use wait::WaitStats;
 
 use std::future::Future;
 

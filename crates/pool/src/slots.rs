@@ -7,12 +7,12 @@
 //! carries one request at a time, [`Connector::streams`] for a multiplexed
 //! one, whose leases then share it through [`Connector::share`] handles.
 //! Waiting for a stream is waiting for a checkout.
-use crate::config::PoolConfig;
 use crate::error::AcquireError;
 use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
+use poolbench_model::PoolConfig;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,11 +1,12 @@
-use crate::config::PoolConfig;
 use crate::error::{AcquireError, BuildError};
 use crate::exclusive::{Begin, Exclusive};
 use crate::lease::Lease;
-use crate::metrics::{Metrics, MetricsSnapshot};
+use crate::metrics::Metrics;
 use crate::slots::{Pick, Slots};
-use crate::spec::StrategySpec;
 use crate::Connector;
+use poolbench_model::MetricsSnapshot;
+use poolbench_model::PoolConfig;
+use poolbench_model::StrategySpec;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Weak};

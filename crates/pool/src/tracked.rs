@@ -1,4 +1,4 @@
-use crate::config::PoolConfig;
+use poolbench_model::PoolConfig;
 use rand::Rng;
 use std::time::{Duration, Instant};
 

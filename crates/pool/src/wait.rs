@@ -1,6 +1,6 @@
 //! A histogram of checkout waits in atomics: power-of-two nanosecond
 //! buckets, readable at any time. Only checkouts that waited are recorded.
-use serde::{Deserialize, Serialize};
+use poolbench_model::WaitStats;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
@@ -38,43 +38,5 @@ impl WaitHistogram {
             total_ns: self.total_ns.load(Relaxed),
             max_ns: self.max_ns.load(Relaxed),
         }
-    }
-}
-
-/// Checkout waits so far. `buckets[i]` counts waits below 2^i ns (and at
-/// least 2^(i-1) ns).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct WaitStats {
-    pub buckets: Vec<u64>,
-    pub total_ns: u64,
-    pub max_ns: u64,
-}
-
-impl WaitStats {
-    /// Waits recorded.
-    pub fn count(&self) -> u64 {
-        self.buckets.iter().sum()
-    }
-
-    /// An upper bound of the `q` quantile (0..=1) of waits.
-    pub fn quantile(&self, q: f64) -> Duration {
-        let count = self.count();
-        if count == 0 {
-            return Duration::ZERO;
-        }
-        let rank = ((q.clamp(0.0, 1.0) * count as f64).ceil() as u64).max(1);
-        let mut seen = 0;
-        for (i, &n) in self.buckets.iter().enumerate() {
-            seen += n;
-            if seen >= rank {
-                let upper = if i >= 63 {
-                    u64::MAX
-                } else {
-                    (1u64 << i).saturating_sub(1)
-                };
-                return Duration::from_nanos(upper.min(self.max_ns));
-            }
-        }
-        Duration::from_nanos(self.max_ns)
     }
 }

@@ -1,5 +1,5 @@
 //! The pitfalls section and the recommendation.
-use poolbench_engine::{CellResult, Pitfall, RunResult};
+use poolbench_model::{CellResult, Pitfall, RunResult};
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {

@@ -1,7 +1,7 @@
 //! The SVG charts of the HTML reports, drawn here: lines against
 //! concurrency per strategy, a cell's timeline, a cell's latency spectrum.
 use crate::html::esc;
-use poolbench_engine::{decode_histogram, CellResult, RunResult};
+use poolbench_model::{decode_histogram, CellResult, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -153,7 +153,7 @@ pub(crate) fn timeline(c: &CellResult) -> String {
             st.duration_s / bucket_s * bw
         );
     }
-    for o in poolbench_engine::outages(c) {
+    for o in poolbench_analysis::outages(c) {
         let from = (o.from_s / bucket_s + t.measure_from_bucket as f64) * bw;
         let _ = write!(
             s,

@@ -3,7 +3,7 @@
 //! rate, and whether a change is significant (Welch's t-test on the
 //! repetitions, both sides with at least 3; "not significant" otherwise).
 use crate::format::fmt_rate;
-use poolbench_engine::{CellResult, RunResult};
+use poolbench_model::{CellResult, RunResult};
 use serde::Serialize;
 
 /// One matched cell.
@@ -108,7 +108,7 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Comparison {
             unmatched.push(format!("{} c={} (base only)", b.strategy, b.concurrency));
             continue;
         };
-        let side = |c: &CellResult, f: fn(&poolbench_engine::Sample) -> f64| -> Vec<f64> {
+        let side = |c: &CellResult, f: fn(&poolbench_model::Sample) -> f64| -> Vec<f64> {
             c.samples.iter().map(f).collect()
         };
         cells.push(CellChange {

@@ -3,7 +3,7 @@
 //! `errors.by_kind.timeout`); lists (stalls, samples, SLO breaches) are one
 //! column holding their JSON. The raw data behind the figures, the encoded
 //! histograms and the per-100 ms timeline, stay in the JSON.
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

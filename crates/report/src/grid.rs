@@ -1,6 +1,6 @@
 //! Pool size × concurrency, per sized strategy: req/s and error %.
 use crate::format::fmt_rate;
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {

@@ -7,7 +7,7 @@
 //! recommendation.
 use crate::charts::{line_chart, spectrum_chart, timeline};
 use crate::format::{fmt_duration_us, fmt_rate};
-use poolbench_engine::{CellResult, RunResult};
+use poolbench_model::{CellResult, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

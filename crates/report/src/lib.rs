@@ -17,7 +17,7 @@ mod spectrum;
 mod summary;
 mod table;
 
-use poolbench_engine::{LoadModel, RunResult};
+use poolbench_model::{LoadModel, RunResult};
 
 pub use compare::{
     compare, comparison_schema, parse_bounds, render_comparison, violations, Bound, CellChange,

@@ -4,7 +4,7 @@
 //! grid (req/s and error %), and the pitfalls.
 use crate::format::{fmt_duration_us, fmt_rate};
 use crate::table::versus;
-use poolbench_engine::{CellResult, RunResult};
+use poolbench_model::{CellResult, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

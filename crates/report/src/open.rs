@@ -2,7 +2,7 @@
 //! correction for coordinated omission, and the generator's own error: how
 //! late the pacer sent (send lag) and how late a 1 ms sleep woke (hiccups).
 use crate::format::{fmt_duration_us, fmt_rate};
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {

@@ -2,7 +2,7 @@
 //! gave, the connections the strategy held and the wait for one; and where
 //! throughput stopped growing or p99 crossed the SLO.
 use crate::format::{fmt_duration_us, fmt_rate};
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {

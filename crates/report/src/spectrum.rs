@@ -4,7 +4,7 @@
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use hdrhistogram::Histogram;
-use poolbench_engine::{decode_histogram, CellResult};
+use poolbench_model::{decode_histogram, CellResult};
 use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
 

@@ -3,7 +3,7 @@
 //! reach, so a finding that holds for every cell is one line, not forty.
 use crate::format::fmt_rate;
 use crate::table::versus;
-use poolbench_engine::{CellResult, Pitfall, RunResult};
+use poolbench_model::{CellResult, Pitfall, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

@@ -1,6 +1,6 @@
 //! Per concurrency level: strategies sorted by throughput, against the best.
 use crate::format::{fmt_duration_us, fmt_rate};
-use poolbench_engine::{CellResult, RunResult};
+use poolbench_model::{CellResult, RunResult};
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {

@@ -2,10 +2,10 @@
 //! (`--http1` / `--http2` offer only one).
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::wire::H2Wire;
-use crate::options::HttpVersion;
 use crate::request::{H2Request, HttpRequest};
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
+use poolbench_model::HttpVersion;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -12,11 +12,10 @@ pub mod http1;
 pub mod http2;
 pub mod https;
 mod net;
-mod options;
 pub mod postgres;
 pub mod redis;
 mod request;
-mod spec;
+mod target;
 mod template;
 mod tls;
 
@@ -24,8 +23,10 @@ pub use any::{AnyConn, AnyTarget};
 pub use error::{ErrorKind, RequestError};
 pub use http1::pipeline;
 pub use http2::wire::H2Wire;
-pub use options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
-pub use spec::{TargetError, TargetSpec};
+pub use poolbench_model::{
+    GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec,
+};
+pub use target::{parse_target, resolve, TargetError};
 
 use poolbench_pool::Connector;
 use std::future::Future;

@@ -4,9 +4,9 @@
 //! `{seq}` (a number counting up from 0, the same within one request) or
 //! `{random:A..B}` (a uniform integer from A to B inclusive, drawn afresh
 //! at each place), so a cache cannot flatter the pool.
-use crate::options::HttpRequestOptions;
 pub(crate) use crate::template::Template;
 use crate::TargetError;
+use poolbench_model::HttpRequestOptions;
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! A step's `expect` lines checked against its result: each gives a
 //! verdict line, failed or met.
 use super::file::Expect;
-use poolbench_engine::RunResult;
+use poolbench_model::RunResult;
 
 /// One checked expectation.
 pub(crate) struct Verdict {

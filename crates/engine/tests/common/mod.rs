@@ -1,5 +1,6 @@
 #![allow(dead_code)]
-use poolbench_engine::{run, CellResult, NoEvents, Plan, RunResult, ServerCounters, ServerProbe};
+use poolbench_engine::{run, NoEvents, ServerProbe};
+use poolbench_model::{CellResult, Plan, RunResult, ServerCounters};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{EmbeddedServer, ServerConfig, Stats};
 use poolbench_targets::TargetSpec;
@@ -49,11 +50,14 @@ pub fn strategies(list: &str) -> Vec<StrategySpec> {
 /// share the two cores with another run.
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Run `plan` against `server` with its counters as the probe.
+/// Run `plan` against `server` with its counters as the probe, and
+/// analyze the result as every command does.
 pub fn run_with(server: &EmbeddedServer, plan: &Plan) -> RunResult {
     let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let probe = Probe(server.stats());
-    run(plan, Some(&probe), &NoEvents).expect("run completes")
+    let mut result = run(plan, Some(&probe), &NoEvents).expect("run completes");
+    poolbench_analysis::analyze(&mut result);
+    result
 }
 
 pub fn cell<'a>(result: &'a RunResult, strategy: &str, c: usize) -> &'a CellResult {

@@ -10,11 +10,11 @@ mod schema;
 
 use crate::http2::request_uri;
 use crate::http2::wire::H2Wire;
-use crate::options::GrpcOptions;
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use http::Uri;
 use message::GrpcMessage;
+use poolbench_model::GrpcOptions;
 use poolbench_pool::Connector;
 use schema::{Method, GREETER_CALL};
 use std::net::SocketAddr;

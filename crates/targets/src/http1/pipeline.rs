@@ -1,7 +1,7 @@
 //! The pipelining probe: D requests written at once on one HTTP/1.1
 //! connection, and how many responses each read brings. A server that
 //! answers pipelined requests in one write shows several per read.
-use serde::{Deserialize, Serialize};
+use poolbench_model::PipelineProbe;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -9,27 +9,6 @@ use tokio::net::TcpStream;
 
 /// Rounds of D pipelined requests the probe sends.
 const ROUNDS: usize = 20;
-
-/// What the probe saw.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PipelineProbe {
-    /// Requests sent ahead per round.
-    pub depth: usize,
-    pub rounds: usize,
-    /// Reads that brought at least one whole response.
-    pub reads: u64,
-    pub responses: u64,
-    /// Reads that completed more than one response.
-    pub batched_reads: u64,
-    pub mean_per_read: f64,
-}
-
-impl PipelineProbe {
-    /// Most reads carry several responses.
-    pub fn suspect_batching(&self) -> bool {
-        self.reads > 0 && self.mean_per_read >= 1.5 && self.batched_reads * 2 >= self.reads
-    }
-}
 
 /// Probe `addr` with `depth` pipelined `GET path` requests per round.
 pub async fn probe(

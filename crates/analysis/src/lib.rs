@@ -1,0 +1,24 @@
+//! Reading a poolbench result: the pitfalls that make its numbers lie
+//! (one file each under `findings/`), the recommendation, SLO breaches,
+//! the USL fits, ramp summaries, and the merge of several processes'
+//! results. Pure functions of the result: no runtime, no I/O; tested on
+//! hand-built results as well as live ones. [`analyze`] is the one entry
+//! every command uses.
+#![forbid(unsafe_code)]
+
+mod analyze;
+mod findings;
+mod merge;
+mod ramp_summary;
+mod recommend;
+mod shard_merge;
+mod slo_breaches;
+mod usl;
+
+pub use analyze::analyze;
+pub use findings::{outages, pitfalls, Check, Outage, CHECKS};
+pub use merge::merge;
+pub use ramp_summary::summarize as summarize_ramp;
+pub use recommend::recommend;
+pub use slo_breaches::breaches;
+pub use usl::{usl_fits, USL_MIN_LEVELS};

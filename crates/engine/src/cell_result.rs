@@ -1,0 +1,235 @@
+//! One `CellResult` from the runs of a cell: their recorders merged, their
+//! samples, connection counts and server counters combined.
+use crate::cell_run::CellOutcome;
+use crate::record::Recorder;
+use hdrhistogram::Histogram;
+use poolbench_model::{
+    encode_histogram, mean_ci95, new_histogram, CellResult, CellSpec, Connections, Errors,
+    Histograms, LatencyInterval, LoadModel, MetricsSnapshot, Plan, Sample, ServerCounters, Stall,
+    Summary,
+};
+use poolbench_targets::ErrorKind;
+
+/// The runs of a cell, added up.
+struct Combined {
+    recorder: Recorder,
+    hiccups: Histogram<u64>,
+    opened_by: Option<f64>,
+    measured: f64,
+    metrics: Option<MetricsSnapshot>,
+    server: Option<ServerCounters>,
+    samples: Vec<Sample>,
+    unfinished: u64,
+    opened_during: u64,
+    reopened: u64,
+    generator_cpu: Option<f64>,
+    machine_cpu: Option<f64>,
+    stalls: Vec<Stall>,
+    latency_intervals: Vec<LatencyInterval>,
+}
+
+fn max(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Combined {
+    fn of(runs: &[(CellOutcome, Option<ServerCounters>)]) -> Combined {
+        let mut all = Combined {
+            recorder: Recorder::new(),
+            hiccups: new_histogram(),
+            opened_by: None,
+            measured: 0.0,
+            metrics: None,
+            server: None,
+            samples: Vec::new(),
+            unfinished: 0,
+            opened_during: 0,
+            reopened: 0,
+            generator_cpu: None,
+            machine_cpu: None,
+            stalls: Vec::new(),
+            latency_intervals: Vec::new(),
+        };
+        for (o, s) in runs {
+            all.add(o, s);
+        }
+        all
+    }
+
+    fn add(&mut self, o: &CellOutcome, s: &Option<ServerCounters>) {
+        self.recorder.merge(&o.recorder);
+        let _ = self.hiccups.add(&o.hiccups);
+        if let Some(d) = o.opened_in_warmup_by {
+            self.opened_by = Some(self.opened_by.unwrap_or(0.0).max(d.as_secs_f64()));
+        }
+        let secs = o.measured.as_secs_f64();
+        self.measured += secs;
+        self.unfinished += o.unfinished;
+        let during = o.metrics.opened.saturating_sub(o.opened_before_measuring);
+        self.opened_during += during;
+        self.reopened += during.min(o.metrics.opened.saturating_sub(o.metrics.peak_open));
+        self.generator_cpu = max(self.generator_cpu, o.generator_cpu);
+        self.stalls.extend(o.stalls.iter().copied());
+        self.latency_intervals.extend(o.intervals.iter().cloned());
+        self.machine_cpu = max(self.machine_cpu, o.machine_cpu);
+        if o.samples.is_empty() {
+            self.samples.push(Sample {
+                throughput_rps: if secs > 0.0 {
+                    o.recorder.ok as f64 / secs
+                } else {
+                    0.0
+                },
+                p99_us: o.recorder.latency.value_at_quantile(0.99) as f64 / 1000.0,
+            });
+        } else {
+            self.samples.extend(o.samples.iter().copied());
+        }
+        self.metrics = Some(match self.metrics.take() {
+            None => o.metrics.clone(),
+            Some(mut m) => {
+                let (peak_open, peak_in_use) = (m.peak_open, m.peak_in_use);
+                m.merge(&o.metrics);
+                m.peak_open = peak_open.max(o.metrics.peak_open);
+                m.peak_in_use = peak_in_use.max(o.metrics.peak_in_use);
+                m
+            }
+        });
+        self.server = match (self.server, s) {
+            (None, s) => *s,
+            (Some(a), Some(b)) => Some(a.combine(*b)),
+            (a, None) => a,
+        };
+    }
+}
+
+/// Errors by kind and by protocol status code.
+fn errors_of(r: &Recorder) -> Errors {
+    let mut errors = Errors::default();
+    for kind in ErrorKind::ALL {
+        let n = r.errors[kind as usize];
+        errors.total += n;
+        if n > 0 {
+            errors.by_kind.insert(kind.name().to_string(), n);
+        }
+    }
+    for (code, n) in &r.codes {
+        errors.by_status.insert(code.to_string(), *n);
+    }
+    errors
+}
+
+/// The raw histograms of a merged recorder, for exact merging later.
+fn histograms_of(r: &Recorder, hiccups: &Histogram<u64>, open: bool) -> Histograms {
+    Histograms {
+        latency_ns: encode_histogram(&r.latency),
+        checkout_wait_ns: encode_histogram(&r.checkout),
+        request_ns: encode_histogram(&r.request),
+        connect_ns: encode_histogram(&r.connect),
+        send_lag_ns: match open {
+            true => encode_histogram(&r.send_lag),
+            false => String::new(),
+        },
+        generator_hiccups_ns: encode_histogram(hiccups),
+    }
+}
+
+/// The cell's result from its runs (each with the server's counters over
+/// it, where read). Findings, SLO breaches and ramp summaries are the
+/// analysis's to add.
+pub(crate) fn cell_result(
+    cell: CellSpec,
+    plan: &Plan,
+    runs: Vec<(CellOutcome, Option<ServerCounters>)>,
+) -> CellResult {
+    let all = Combined::of(&runs);
+    let r = &all.recorder;
+    let metrics = all.metrics.clone().unwrap_or_default();
+    let errors = errors_of(r);
+    let completed = r.ok + errors.total;
+    let throughputs: Vec<f64> = all.samples.iter().map(|s| s.throughput_rps).collect();
+    let (throughput, throughput_ci95) = mean_ci95(&throughputs);
+    let (_, p99_ci95_us) = mean_ci95(&all.samples.iter().map(|s| s.p99_us).collect::<Vec<_>>());
+    let latency = Summary::of(&r.latency);
+    let achieved_rate = match all.measured > 0.0 {
+        true => completed as f64 / all.measured,
+        false => 0.0,
+    };
+    let open = matches!(plan.load, LoadModel::Open { .. });
+    let (timeline, idle_at_end) = runs
+        .first()
+        .map(|(o, _)| (o.timeline.clone(), o.idle_at_end))
+        .unwrap_or_default();
+    CellResult {
+        interrupted: runs.iter().any(|(o, _)| o.interrupted),
+        resent: runs.iter().map(|(o, _)| o.resent).sum(),
+        slo_breaches: None,
+        strategy: cell.strategy.to_string(),
+        concurrency: cell.concurrency,
+        pool_size: cell.strategy.size(),
+        connection_cap: cell.strategy.connection_cap(),
+        model: plan.load.name().to_string(),
+        reps: runs.len(),
+        duration_s: all.measured,
+        requests: completed,
+        ok: r.ok,
+        warmup_requests: r.warmup,
+        after_end: r.outside,
+        unfinished: all.unfinished,
+        errors,
+        throughput_rps: throughput,
+        throughput_ci95,
+        p99_ci95_us,
+        samples: all.samples.clone(),
+        requested_rate: match plan.load {
+            LoadModel::Open { rate, .. } => Some(rate),
+            _ => None,
+        },
+        achieved_rate,
+        achieved_concurrency: achieved_rate * latency.mean / 1e6,
+        late: r.late,
+        dropped: r.dropped,
+        latency_us: latency,
+        latency_uncorrected_us: open.then(|| Summary::of(&r.request)),
+        send_lag_us: open.then(|| Summary::of(&r.send_lag)),
+        generator_hiccups_us: Summary::of(&all.hiccups),
+        checkout_wait_us: Summary::of(&r.checkout),
+        connect_us: Summary::of(&r.connect),
+        request_us: Summary::of(&r.request),
+        connections: Connections {
+            opened: metrics.opened,
+            closed: metrics.closed(),
+            peak_open: metrics.peak_open,
+            idle_at_end,
+            requests_per_connection: match metrics.opened {
+                0 => 0.0,
+                n => (completed + r.warmup + r.outside) as f64 / n as f64,
+            },
+            opened_in_warmup_by_s: all.opened_by,
+        },
+        pool: metrics,
+        server: all.server,
+        generator_cpu: all.generator_cpu,
+        machine_cpu: all.machine_cpu,
+        opened_during_measurement: all.opened_during,
+        reopened: all.reopened,
+        timeline,
+        stalls: all.stalls.clone(),
+        histograms: histograms_of(r, &all.hiccups, open),
+        // Kept for a ramp too: the analysis summarizes each second from them.
+        latency_intervals: match plan.hdr_intervals || plan.ramp.is_some() {
+            true => all.latency_intervals.clone(),
+            false => Vec::new(),
+        },
+        started_unix_s: runs.first().map(|(o, _)| o.started_unix_s),
+        schedule_lag_ms: runs
+            .iter()
+            .filter_map(|(o, _)| o.schedule_lag)
+            .max()
+            .map(|d| d.as_secs_f64() * 1000.0),
+        shards: Vec::new(),
+        ramp: None,
+    }
+}

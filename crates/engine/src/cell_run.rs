@@ -1,0 +1,265 @@
+//! One run of one grid cell: a fresh strategy, the load model's workers,
+//! and what they recorded.
+use crate::batch;
+use crate::checkout::Checkout;
+use crate::counts::bucket;
+use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
+use crate::drive::Drive;
+use crate::exchange::Shared;
+use crate::hiccup::HiccupMeter;
+use crate::record::Recorder;
+use crate::schedule::Schedule;
+use crate::thread_recorders::ThreadRecorders;
+use crate::threads::LoadThreads;
+use hdrhistogram::Histogram;
+use poolbench_model::{
+    CellSpec, LatencyInterval, LoadModel, MetricsSnapshot, Plan, Sample, Stall, Timeline, BUCKET,
+};
+use poolbench_pool::BuildError;
+use poolbench_targets::Target;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Longest wait, after the measured time, for requests still in flight.
+const MAX_DRAIN: Duration = Duration::from_secs(3);
+/// Shortest stretch without a success that counts as a stall.
+const MIN_STALL: Duration = Duration::from_secs(2);
+
+/// What one run of a cell measured, before it becomes a `CellResult`.
+pub(crate) struct CellOutcome {
+    pub(crate) recorder: Recorder,
+    pub(crate) measured: Duration,
+    pub(crate) unfinished: u64,
+    pub(crate) metrics: MetricsSnapshot,
+    /// Connections opened before the measured window began.
+    pub(crate) opened_before_measuring: u64,
+    pub(crate) idle_at_end: u64,
+    /// Share of the machine's cores this process used, where known.
+    pub(crate) generator_cpu: Option<f64>,
+    /// Share of all cores busy (anything on the machine), where known.
+    pub(crate) machine_cpu: Option<f64>,
+    /// Batch samples (empty for other models).
+    pub(crate) samples: Vec<Sample>,
+    pub(crate) timeline: Timeline,
+    pub(crate) stalls: Vec<Stall>,
+    /// How late the hiccup meter woke, in ns, over the measured window.
+    pub(crate) hiccups: Histogram<u64>,
+    /// From the cell's start to the last warm-up connect's end.
+    pub(crate) opened_in_warmup_by: Option<Duration>,
+    /// A stop was requested while the cell ran: it ended early.
+    pub(crate) interrupted: bool,
+    /// Requests sent again because the server never processed them.
+    pub(crate) resent: u64,
+    /// Latency per second of the measured window (`--hdr-log`).
+    pub(crate) intervals: Vec<LatencyInterval>,
+    /// Wall-clock time of the cell's start (Unix seconds).
+    pub(crate) started_unix_s: f64,
+    /// With a slot: how late the cell started against it.
+    pub(crate) schedule_lag: Option<Duration>,
+}
+
+pub(crate) async fn run_cell<T: Target + Clone>(
+    target: T,
+    cell: CellSpec,
+    plan: &Plan,
+    threads: Option<&LoadThreads>,
+    slot: Option<std::time::SystemTime>,
+) -> Result<CellOutcome, BuildError> {
+    let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
+    // Connect failures while prefilling show up again as counted errors
+    // when the workers connect.
+    strategy.prefill().await;
+    let schedule_lag = match slot {
+        Some(at) => Some(wait_for(at).await),
+        None => None,
+    };
+    let cpu_before = (process_cpu(), machine_jiffies());
+    let origin = Instant::now();
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let measure_from = origin + plan.warmup;
+    let end = match plan.load {
+        // Batches are timed on their own after the warm-up.
+        LoadModel::Batch { .. } => measure_from,
+        _ => measure_from + plan.duration,
+    };
+    let shared = Arc::new(Shared {
+        strategy: strategy.clone(),
+        target,
+        timeout: plan.timeout,
+        nested: plan.nested,
+        budget: plan.requests,
+        completed: AtomicU64::new(0),
+        resent: AtomicU64::new(0),
+        origin,
+        measure_from,
+        end,
+        ramp: plan.ramp.clone(),
+    });
+    let opened_at_start = {
+        let strategy = strategy.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep_until(measure_from.into()).await;
+            strategy.metrics().opened
+        })
+    };
+    let recorders = Arc::new(ThreadRecorders::new(
+        plan.threads,
+        plan.hdr_intervals || plan.ramp.is_some(),
+    ));
+    // A ramp's timeline also shows the connections open, sampled.
+    let sampler = plan
+        .ramp
+        .is_some()
+        .then(|| sample_open_connections(strategy.clone(), origin, end));
+    let hiccups = HiccupMeter::start(measure_from, end);
+    let drive = Drive {
+        shared: shared.clone(),
+        recorders: recorders.clone(),
+        concurrency: cell.concurrency,
+        hard_stop: tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN)),
+    };
+    let drained = match plan.load {
+        LoadModel::Open { rate, arrival } => {
+            let mut schedule = Schedule::new(origin, rate, arrival);
+            if let Some(ramp) = &plan.ramp {
+                schedule = schedule.ramping(ramp.clone(), measure_from);
+            }
+            drive.open(schedule).await?
+        }
+        _ => drive.closed(threads).await,
+    };
+    let hiccups = hiccups.finish();
+    // Interrupted: the window ends where the stop came (not later than the
+    // planned end).
+    let interrupted_at = crate::interrupt::requested()
+        .map(|_| Instant::now())
+        .filter(|t| *t < end);
+    let end = interrupted_at.unwrap_or(end);
+    let mut recorder = recorders.merged();
+    recorder.dropped += drained.dropped;
+    let mut samples = Vec::new();
+    let mut measured = match recorder.last_done {
+        Some(last) if shared.budget_spent() => last.saturating_duration_since(measure_from),
+        _ => end.saturating_duration_since(measure_from),
+    };
+    if let LoadModel::Batch { size, samples: min } = plan.load {
+        let b = batch::run(
+            shared.clone(),
+            cell.concurrency,
+            size,
+            min,
+            plan.duration,
+            plan.threads,
+        )
+        .await;
+        recorder.merge(&b.recorder);
+        samples = b.samples;
+        measured = b.measured;
+    }
+    let intervals = recorder
+        .intervals
+        .take()
+        .map(|iv| iv.finish(measure_from, measured))
+        .unwrap_or_default();
+    let resent = shared.resent.load(std::sync::atomic::Ordering::Relaxed);
+    let (generator_cpu, machine_cpu) = cpu_shares(cpu_before, origin);
+    drop(shared);
+
+    let idle_at_end = strategy.idle() as u64;
+    strategy.close_idle();
+    let metrics = strategy.metrics();
+    let opened_before_measuring = opened_at_start.await.unwrap_or(0);
+    let mut timeline = recorder.counts.timeline(bucket(origin, measure_from));
+    if let Some(sampler) = sampler {
+        timeline.open = sampler.await.unwrap_or_default();
+        timeline.wait_us = recorder.counts.waits();
+    }
+    let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
+    let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
+    let opened_in_warmup_by = recorder
+        .warmup_opened
+        .map(|t| t.saturating_duration_since(origin));
+    Ok(CellOutcome {
+        recorder,
+        measured,
+        unfinished: drained.unfinished,
+        metrics,
+        opened_before_measuring,
+        idle_at_end,
+        generator_cpu,
+        machine_cpu,
+        samples,
+        timeline,
+        stalls,
+        hiccups,
+        opened_in_warmup_by,
+        interrupted: interrupted_at.is_some(),
+        resent,
+        intervals,
+        started_unix_s,
+        schedule_lag,
+    })
+}
+
+/// This process's share of the machine's cores since `before` (its CPU
+/// time and the machine's jiffies then) and `origin`, and the share of
+/// all cores busy.
+#[allow(clippy::type_complexity)]
+fn cpu_shares(
+    before: (Option<f64>, Option<(u64, u64)>),
+    origin: Instant,
+) -> (Option<f64>, Option<f64>) {
+    let wall = origin.elapsed().as_secs_f64();
+    let generator = match (before.0, process_cpu()) {
+        (Some(a), Some(b)) if wall > 0.0 => Some((b - a) / (wall * cores())),
+        _ => None,
+    };
+    (generator, busy_share(before.1, machine_jiffies()))
+}
+
+/// The most connections open in each half-bucket of the cell, until `end`
+/// or a stop.
+fn sample_open_connections<T: Target + Clone>(
+    strategy: Checkout<T>,
+    origin: Instant,
+    end: Instant,
+) -> tokio::task::JoinHandle<Vec<u32>> {
+    tokio::spawn(async move {
+        let mut open: Vec<u32> = Vec::new();
+        let mut tick = tokio::time::interval(BUCKET / 2);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                _ = crate::interrupt::wait() => break,
+            }
+            let now = Instant::now();
+            if now > end {
+                break;
+            }
+            let b = bucket(origin, now);
+            if open.len() <= b {
+                open.resize(b + 1, 0);
+            }
+            open[b] = open[b].max(strategy.metrics().open as u32);
+        }
+        open
+    })
+}
+
+/// Sleep until the wall-clock instant `at` (a stop ends the wait); how
+/// late it is past `at`.
+async fn wait_for(at: std::time::SystemTime) -> Duration {
+    let ahead = at
+        .duration_since(std::time::SystemTime::now())
+        .unwrap_or_default();
+    tokio::select! {
+        _ = tokio::time::sleep(ahead) => {}
+        _ = crate::interrupt::wait() => {}
+    }
+    std::time::SystemTime::now()
+        .duration_since(at)
+        .unwrap_or_default()
+}

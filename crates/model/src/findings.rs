@@ -1,0 +1,43 @@
+//! What the analysis of a run found, as results carry it: the pitfalls
+//! with their evidence, the recommendation, the scalability fits.
+use serde::{Deserialize, Serialize};
+
+/// One reason not to trust (part of) a run, with its evidence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Pitfall {
+    /// Stable name, one of [`CHECKS`]' ids.
+    pub id: String,
+    /// What it means, in one line.
+    pub title: String,
+    /// The cells it concerns (`strategy c=N`).
+    pub cells: Vec<String>,
+    /// The numbers that show it, one line per cell or finding.
+    pub evidence: Vec<String>,
+}
+
+/// The strategy and pool size to use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Recommendation {
+    pub strategy: String,
+    pub pool_size: Option<usize>,
+    pub concurrency: usize,
+    pub reason: String,
+}
+
+/// The Universal Scalability Law fitted to one strategy's closed-loop cells.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct UslFit {
+    pub strategy: String,
+    /// Throughput of one worker alone (req/s).
+    pub lambda: f64,
+    /// Contention: the share of work that serializes.
+    pub sigma: f64,
+    /// Coherency: the cost each worker adds to every other.
+    pub kappa: f64,
+    /// Concurrency of the fitted peak, √((1−σ)/κ) (`None`: κ ≈ 0, no peak).
+    pub peak_concurrency: Option<f64>,
+    /// Fitted throughput at that peak (or at the largest N run).
+    pub peak_throughput: f64,
+    /// Share of the throughputs' variance the fit explains.
+    pub r2: f64,
+}

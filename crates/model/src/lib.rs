@@ -1,0 +1,62 @@
+//! What a poolbench run is and what it produced: the [`Plan`] (and its
+//! validation, shard split and start slots), the [`RunResult`] with its
+//! cells, histogram encoding, timelines, and the data of the findings.
+//! Plain data with serde: no runtime, no I/O beyond reading the clock and
+//! resolving a host name. The engine writes these, the analysis reads and
+//! annotates them, the reports render them.
+#![forbid(unsafe_code)]
+
+pub mod conninfo;
+pub mod duration;
+mod findings;
+mod histogram;
+mod label;
+mod latency_interval;
+mod load;
+mod machine;
+mod pipeline;
+mod plan;
+mod pool_config;
+mod pool_metrics;
+mod ramp;
+mod result;
+mod sample;
+mod server_counters;
+mod shard;
+mod slo;
+mod split;
+mod start;
+mod stats;
+mod strategy;
+mod target;
+mod target_options;
+mod timeline;
+mod validate;
+
+pub use findings::{Pitfall, Recommendation, UslFit};
+pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
+pub use label::cell_label;
+pub use latency_interval::LatencyInterval;
+pub use load::{Arrival, LoadModel};
+pub use machine::Machine;
+pub use pipeline::PipelineProbe;
+pub use plan::{CellSpec, Plan};
+pub use pool_config::PoolConfig;
+pub use pool_metrics::{MetricsSnapshot, WaitStats};
+pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
+pub use result::{
+    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
+    SCHEMA_VERSION,
+};
+pub use sample::Sample;
+pub use server_counters::{DbPoolCounters, ServerCounters};
+pub use shard::{Shard, ShardStamp, SplitError};
+pub use slo::Slo;
+pub use split::plan_hash;
+pub use start::{parse_start, StartSlots};
+pub use stats::mean_ci95;
+pub use strategy::{SpecError, StrategySpec};
+pub use target::{TargetSpec, SCHEMES};
+pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
+pub use timeline::{Stall, Timeline, BUCKET};
+pub use validate::PlanError;
