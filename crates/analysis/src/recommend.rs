@@ -35,23 +35,12 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
     let cells: Vec<&CellResult> = at_level
         .iter()
         .copied()
-        .filter(|c| {
-            let broke = c.slo_breaches.as_deref().unwrap_or_default();
-            let why = if !broke.is_empty() {
-                Some(format!("breaks the SLO: {}", broke.join(", ")))
-            } else if c.ok == 0 {
-                Some("nothing succeeded".to_string())
-            } else if c.error_rate() > RECOMMEND_MAX_ERRORS {
-                Some(format!("{:.0}% errors", c.error_rate() * 100.0))
-            } else if !c.stalls.is_empty() {
-                Some("stalled".to_string())
-            } else {
-                None
-            };
-            if let Some(why) = &why {
+        .filter(|c| match refusal(c) {
+            Some(why) => {
                 refused.push(format!("{} {why}", c.strategy));
+                false
             }
-            why.is_none()
+            None => true,
         })
         .collect();
     if cells.is_empty() {
@@ -64,80 +53,121 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
             refused.join(", ")
         ));
     }
-    let peak = cells.iter().map(|c| c.throughput_rps).fold(0.0, f64::max);
-    let best_p99 = cells
-        .iter()
-        .map(|c| c.latency_us.p99)
-        .fold(f64::INFINITY, f64::min);
-    let cap = |c: &CellResult| c.connection_cap.unwrap_or(level);
-    let near: Vec<&CellResult> = cells
-        .iter()
-        .copied()
-        .filter(|c| c.throughput_rps >= 0.95 * peak && c.latency_us.p99 <= 1.2 * best_p99)
-        .collect();
-    let at_ceiling = |c: &CellResult| {
-        let l = c.label();
-        result
-            .pitfalls
-            .iter()
-            .any(|p| p.id == ceiling::ID && p.cells.contains(&l))
-    };
-    if cells.iter().all(|c| at_ceiling(c)) {
+    if cells.iter().all(|c| at_ceiling(result, c)) {
         return Err(format!(
             "at c={level} every cell is at the closed-loop ceiling (c ÷ service time): \
              no strategy limited throughput, so the run cannot tell them apart; \
              raise -c until throughput stops growing, or use --rate"
         ));
     }
-    let pick = near
-        .iter()
-        .min_by(|a, b| {
-            cap(a)
-                .cmp(&cap(b))
-                .then(b.throughput_rps.total_cmp(&a.throughput_rps))
-        })
-        .ok_or_else(|| {
-            format!(
-                "no cell at c={level} is within 5% of the peak throughput and 20% of the best p99"
-            )
-        })?;
-    // A strategy without a cap (per-request, take-or-create) may open one
-    // connection per worker, whatever its size says.
-    let connections = match pick.connection_cap {
-        Some(cap) => cap.to_string(),
-        None => format!(
-            "no cap: up to {level}, one per worker; {} open at peak",
-            pick.connections.peak_open
-        ),
-    };
-    // Where the law puts this strategy's peak, when the grid let it tell.
-    let usl = result
-        .scaling
-        .iter()
-        .find(|u| u.strategy == pick.strategy && u.r2 >= 0.8)
-        .and_then(|u| u.peak_concurrency.map(|n| (n, u.peak_throughput)))
-        .map(|(n, x)| {
-            format!(
-                "; the USL fit peaks at about {n:.0} concurrent ({x:.0} req/s) and falls beyond"
-            )
-        })
-        .unwrap_or_default();
+    let pick = Pick::of(&cells, level)?;
     let skipped = if refused.is_empty() {
         String::new()
     } else {
         format!("; not considered: {}", refused.join(", "))
     };
-    Ok(Recommendation {
-        strategy: pick.strategy.clone(),
-        pool_size: pick.pool_size,
-        concurrency: level,
-        reason: format!(
-            "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
-             and 20% of the best p99 ({} against {}){usl}{skipped}",
-            pick.throughput_rps,
+    Ok(pick.recommendation(result, level, &skipped))
+}
+
+/// Why a cell cannot be recommended, if it cannot.
+fn refusal(c: &CellResult) -> Option<String> {
+    let broke = c.slo_breaches.as_deref().unwrap_or_default();
+    if !broke.is_empty() {
+        Some(format!("breaks the SLO: {}", broke.join(", ")))
+    } else if c.ok == 0 {
+        Some("nothing succeeded".to_string())
+    } else if c.error_rate() > RECOMMEND_MAX_ERRORS {
+        Some(format!("{:.0}% errors", c.error_rate() * 100.0))
+    } else if !c.stalls.is_empty() {
+        Some("stalled".to_string())
+    } else {
+        None
+    }
+}
+
+/// The run's `closed-loop-ceiling` pitfall names this cell.
+fn at_ceiling(result: &RunResult, c: &CellResult) -> bool {
+    let l = c.label();
+    result
+        .pitfalls
+        .iter()
+        .any(|p| p.id == ceiling::ID && p.cells.contains(&l))
+}
+
+/// The chosen cell, with the figures it was chosen against.
+struct Pick<'a> {
+    cell: &'a CellResult,
+    peak: f64,
+    best_p99: f64,
+}
+
+impl<'a> Pick<'a> {
+    /// The smallest cap within 5% of the peak throughput and 20% of the
+    /// best p99 (the higher throughput between equal caps).
+    fn of(cells: &[&'a CellResult], level: usize) -> Result<Pick<'a>, String> {
+        let peak = cells.iter().map(|c| c.throughput_rps).fold(0.0, f64::max);
+        let best_p99 = cells
+            .iter()
+            .map(|c| c.latency_us.p99)
+            .fold(f64::INFINITY, f64::min);
+        let cap = |c: &CellResult| c.connection_cap.unwrap_or(level);
+        let cell = cells
+            .iter()
+            .copied()
+            .filter(|c| c.throughput_rps >= 0.95 * peak && c.latency_us.p99 <= 1.2 * best_p99)
+            .min_by(|a, b| {
+                cap(a)
+                    .cmp(&cap(b))
+                    .then(b.throughput_rps.total_cmp(&a.throughput_rps))
+            })
+            .ok_or_else(|| {
+                format!(
+                    "no cell at c={level} is within 5% of the peak throughput and 20% of the best p99"
+                )
+            })?;
+        Ok(Pick {
+            cell,
             peak,
-            ms(pick.latency_us.p99),
-            ms(best_p99)
-        ),
-    })
+            best_p99,
+        })
+    }
+
+    /// The recommendation, its reason in words.
+    fn recommendation(&self, result: &RunResult, level: usize, skipped: &str) -> Recommendation {
+        let pick = self.cell;
+        // A strategy without a cap (per-request, take-or-create) may open
+        // one connection per worker, whatever its size says.
+        let connections = match pick.connection_cap {
+            Some(cap) => cap.to_string(),
+            None => format!(
+                "no cap: up to {level}, one per worker; {} open at peak",
+                pick.connections.peak_open
+            ),
+        };
+        // Where the law puts this strategy's peak, when the grid let it tell.
+        let usl = result
+            .scaling
+            .iter()
+            .find(|u| u.strategy == pick.strategy && u.r2 >= 0.8)
+            .and_then(|u| u.peak_concurrency.map(|n| (n, u.peak_throughput)))
+            .map(|(n, x)| {
+                format!(
+                    "; the USL fit peaks at about {n:.0} concurrent ({x:.0} req/s) and falls beyond"
+                )
+            })
+            .unwrap_or_default();
+        Recommendation {
+            strategy: pick.strategy.clone(),
+            pool_size: pick.pool_size,
+            concurrency: level,
+            reason: format!(
+                "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
+                 and 20% of the best p99 ({} against {}){usl}{skipped}",
+                pick.throughput_rps,
+                self.peak,
+                ms(pick.latency_us.p99),
+                ms(self.best_p99)
+            ),
+        }
+    }
 }

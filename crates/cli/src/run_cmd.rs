@@ -252,7 +252,37 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         plan.duration = ramp.total();
         plan.ramp = Some(ramp.clone());
     }
-    plan.target_options = TargetOptions {
+    plan.target_options = target_options(a);
+    if let Some(rate) = a.rate {
+        let arrival = match a.arrival {
+            ArrivalArg::Constant => Arrival::Constant,
+            ArrivalArg::Poisson => Arrival::Poisson,
+        };
+        plan.load = LoadModel::Open { rate, arrival };
+        plan.concurrency = vec![a.max_inflight];
+    }
+    if let (Some(ramp), LoadModel::Open { arrival, .. }) = (&a.ramp, plan.load) {
+        plan.load = LoadModel::Open {
+            rate: ramp.peak(),
+            arrival,
+        };
+    }
+    if let Some(size) = a.batch {
+        plan.load = LoadModel::Batch {
+            size,
+            samples: a.samples,
+        };
+    }
+    plan.pool.min_idle = a.min_idle;
+    if let Some(n) = a.threads {
+        plan.threads = n;
+    }
+    plan
+}
+
+/// The protocol settings the flags give.
+fn target_options(a: &RunArgs) -> TargetOptions {
+    TargetOptions {
         http_version: match (a.http1, a.http2) {
             (true, _) => HttpVersion::Http1,
             (_, true) => HttpVersion::Http2,
@@ -280,32 +310,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
             data: a.data.clone(),
             data_file: a.data_file.clone(),
         },
-    };
-    if let Some(rate) = a.rate {
-        let arrival = match a.arrival {
-            ArrivalArg::Constant => Arrival::Constant,
-            ArrivalArg::Poisson => Arrival::Poisson,
-        };
-        plan.load = LoadModel::Open { rate, arrival };
-        plan.concurrency = vec![a.max_inflight];
     }
-    if let (Some(ramp), LoadModel::Open { arrival, .. }) = (&a.ramp, plan.load) {
-        plan.load = LoadModel::Open {
-            rate: ramp.peak(),
-            arrival,
-        };
-    }
-    if let Some(size) = a.batch {
-        plan.load = LoadModel::Batch {
-            size,
-            samples: a.samples,
-        };
-    }
-    plan.pool.min_idle = a.min_idle;
-    if let Some(n) = a.threads {
-        plan.threads = n;
-    }
-    plan
 }
 
 fn embedded_config(a: &RunArgs) -> ServerConfig {

@@ -136,6 +136,53 @@ fn histograms_of(r: &Recorder, hiccups: &Histogram<u64>, open: bool) -> Histogra
     }
 }
 
+/// The samples' mean throughput and the 95% confidence half-widths of
+/// their throughput and p99.
+fn sample_stats(samples: &[Sample]) -> (f64, Option<f64>, Option<f64>) {
+    let throughputs: Vec<f64> = samples.iter().map(|s| s.throughput_rps).collect();
+    let (throughput, throughput_ci95) = mean_ci95(&throughputs);
+    let (_, p99_ci95_us) = mean_ci95(&samples.iter().map(|s| s.p99_us).collect::<Vec<_>>());
+    (throughput, throughput_ci95, p99_ci95_us)
+}
+
+/// The client's connection counts over the cell; requests per
+/// connection count the warm-up's and those after the window too.
+fn connections_of(
+    all: &Combined,
+    metrics: &MetricsSnapshot,
+    idle_at_end: u64,
+    completed: u64,
+) -> Connections {
+    let r = &all.recorder;
+    Connections {
+        opened: metrics.opened,
+        closed: metrics.closed(),
+        peak_open: metrics.peak_open,
+        idle_at_end,
+        requests_per_connection: match metrics.opened {
+            0 => 0.0,
+            n => (completed + r.warmup + r.outside) as f64 / n as f64,
+        },
+        opened_in_warmup_by_s: all.opened_by,
+    }
+}
+
+/// Open loop: the rate asked for.
+fn requested_rate(load: &LoadModel) -> Option<f64> {
+    match load {
+        LoadModel::Open { rate, .. } => Some(*rate),
+        _ => None,
+    }
+}
+
+/// With `--start-at`: how late the latest run started against its slot, ms.
+fn latest_start(runs: &[(CellOutcome, Option<ServerCounters>)]) -> Option<f64> {
+    runs.iter()
+        .filter_map(|(o, _)| o.schedule_lag)
+        .max()
+        .map(|d| d.as_secs_f64() * 1000.0)
+}
+
 /// The cell's result from its runs (each with the server's counters over
 /// it, where read). Findings, SLO breaches and ramp summaries are the
 /// analysis's to add.
@@ -149,19 +196,18 @@ pub(crate) fn cell_result(
     let metrics = all.metrics.clone().unwrap_or_default();
     let errors = errors_of(r);
     let completed = r.ok + errors.total;
-    let throughputs: Vec<f64> = all.samples.iter().map(|s| s.throughput_rps).collect();
-    let (throughput, throughput_ci95) = mean_ci95(&throughputs);
-    let (_, p99_ci95_us) = mean_ci95(&all.samples.iter().map(|s| s.p99_us).collect::<Vec<_>>());
+    let (throughput, throughput_ci95, p99_ci95_us) = sample_stats(&all.samples);
     let latency = Summary::of(&r.latency);
     let achieved_rate = match all.measured > 0.0 {
         true => completed as f64 / all.measured,
         false => 0.0,
     };
     let open = matches!(plan.load, LoadModel::Open { .. });
-    let (timeline, idle_at_end) = runs
-        .first()
-        .map(|(o, _)| (o.timeline.clone(), o.idle_at_end))
-        .unwrap_or_default();
+    // The first run's timeline; the idle connections it left.
+    let first = runs.first().map(|(o, _)| o);
+    let (timeline, idle_at_end) = first.map_or((Default::default(), 0), |o| {
+        (o.timeline.clone(), o.idle_at_end)
+    });
     CellResult {
         interrupted: runs.iter().any(|(o, _)| o.interrupted),
         resent: runs.iter().map(|(o, _)| o.resent).sum(),
@@ -183,10 +229,7 @@ pub(crate) fn cell_result(
         throughput_ci95,
         p99_ci95_us,
         samples: all.samples.clone(),
-        requested_rate: match plan.load {
-            LoadModel::Open { rate, .. } => Some(rate),
-            _ => None,
-        },
+        requested_rate: requested_rate(&plan.load),
         achieved_rate,
         achieved_concurrency: achieved_rate * latency.mean / 1e6,
         late: r.late,
@@ -198,17 +241,7 @@ pub(crate) fn cell_result(
         checkout_wait_us: Summary::of(&r.checkout),
         connect_us: Summary::of(&r.connect),
         request_us: Summary::of(&r.request),
-        connections: Connections {
-            opened: metrics.opened,
-            closed: metrics.closed(),
-            peak_open: metrics.peak_open,
-            idle_at_end,
-            requests_per_connection: match metrics.opened {
-                0 => 0.0,
-                n => (completed + r.warmup + r.outside) as f64 / n as f64,
-            },
-            opened_in_warmup_by_s: all.opened_by,
-        },
+        connections: connections_of(&all, &metrics, idle_at_end, completed),
         pool: metrics,
         server: all.server,
         generator_cpu: all.generator_cpu,
@@ -220,15 +253,11 @@ pub(crate) fn cell_result(
         histograms: histograms_of(r, &all.hiccups, open),
         // Kept for a ramp too: the analysis summarizes each second from them.
         latency_intervals: match plan.hdr_intervals || plan.ramp.is_some() {
-            true => all.latency_intervals.clone(),
+            true => all.latency_intervals,
             false => Vec::new(),
         },
-        started_unix_s: runs.first().map(|(o, _)| o.started_unix_s),
-        schedule_lag_ms: runs
-            .iter()
-            .filter_map(|(o, _)| o.schedule_lag)
-            .max()
-            .map(|d| d.as_secs_f64() * 1000.0),
+        started_unix_s: first.map(|o| o.started_unix_s),
+        schedule_lag_ms: latest_start(&runs),
         shards: Vec::new(),
         ramp: None,
     }

@@ -4,7 +4,7 @@ use crate::batch;
 use crate::checkout::Checkout;
 use crate::counts::bucket;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
-use crate::drive::Drive;
+use crate::drive::{Drained, Drive};
 use crate::exchange::Shared;
 use crate::hiccup::HiccupMeter;
 use crate::record::Recorder;
@@ -74,134 +74,183 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         Some(at) => Some(wait_for(at).await),
         None => None,
     };
-    let cpu_before = (process_cpu(), machine_jiffies());
-    let origin = Instant::now();
-    let started_unix_s = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let measure_from = origin + plan.warmup;
-    let end = match plan.load {
-        // Batches are timed on their own after the warm-up.
-        LoadModel::Batch { .. } => measure_from,
-        _ => measure_from + plan.duration,
-    };
-    let shared = Arc::new(Shared {
-        strategy: strategy.clone(),
-        target,
-        timeout: plan.timeout,
-        nested: plan.nested,
-        budget: plan.requests,
-        completed: AtomicU64::new(0),
-        resent: AtomicU64::new(0),
-        origin,
-        measure_from,
-        end,
-        ramp: plan.ramp.clone(),
-    });
-    let opened_at_start = {
-        let strategy = strategy.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep_until(measure_from.into()).await;
-            strategy.metrics().opened
-        })
-    };
-    let recorders = Arc::new(ThreadRecorders::new(
-        plan.threads,
-        plan.hdr_intervals || plan.ramp.is_some(),
-    ));
-    // A ramp's timeline also shows the connections open, sampled.
-    let sampler = plan
-        .ramp
-        .is_some()
-        .then(|| sample_open_connections(strategy.clone(), origin, end));
-    let hiccups = HiccupMeter::start(measure_from, end);
+    let run = Started::now(strategy, target, plan);
     let drive = Drive {
-        shared: shared.clone(),
-        recorders: recorders.clone(),
+        shared: run.shared.clone(),
+        recorders: run.recorders.clone(),
         concurrency: cell.concurrency,
-        hard_stop: tokio::time::Instant::from_std(end + plan.timeout.min(MAX_DRAIN)),
+        hard_stop: tokio::time::Instant::from_std(run.end + plan.timeout.min(MAX_DRAIN)),
     };
     let drained = match plan.load {
         LoadModel::Open { rate, arrival } => {
-            let mut schedule = Schedule::new(origin, rate, arrival);
+            let mut schedule = Schedule::new(run.origin, rate, arrival);
             if let Some(ramp) = &plan.ramp {
-                schedule = schedule.ramping(ramp.clone(), measure_from);
+                schedule = schedule.ramping(ramp.clone(), run.measure_from);
             }
             drive.open(schedule).await?
         }
         _ => drive.closed(threads).await,
     };
-    let hiccups = hiccups.finish();
-    // Interrupted: the window ends where the stop came (not later than the
-    // planned end).
-    let interrupted_at = crate::interrupt::requested()
-        .map(|_| Instant::now())
-        .filter(|t| *t < end);
-    let end = interrupted_at.unwrap_or(end);
-    let mut recorder = recorders.merged();
-    recorder.dropped += drained.dropped;
-    let mut samples = Vec::new();
-    let mut measured = match recorder.last_done {
-        Some(last) if shared.budget_spent() => last.saturating_duration_since(measure_from),
-        _ => end.saturating_duration_since(measure_from),
-    };
-    if let LoadModel::Batch { size, samples: min } = plan.load {
-        let b = batch::run(
-            shared.clone(),
-            cell.concurrency,
-            size,
-            min,
-            plan.duration,
-            plan.threads,
-        )
-        .await;
-        recorder.merge(&b.recorder);
-        samples = b.samples;
-        measured = b.measured;
-    }
-    let intervals = recorder
-        .intervals
-        .take()
-        .map(|iv| iv.finish(measure_from, measured))
-        .unwrap_or_default();
-    let resent = shared.resent.load(std::sync::atomic::Ordering::Relaxed);
-    let (generator_cpu, machine_cpu) = cpu_shares(cpu_before, origin);
-    drop(shared);
+    let mut outcome = run.finish(cell, plan, drained).await;
+    outcome.schedule_lag = schedule_lag;
+    Ok(outcome)
+}
 
-    let idle_at_end = strategy.idle() as u64;
-    strategy.close_idle();
-    let metrics = strategy.metrics();
-    let opened_before_measuring = opened_at_start.await.unwrap_or(0);
-    let mut timeline = recorder.counts.timeline(bucket(origin, measure_from));
-    if let Some(sampler) = sampler {
-        timeline.open = sampler.await.unwrap_or_default();
-        timeline.wait_us = recorder.counts.waits();
+/// A cell run under way: its clock, what its load shares, and what
+/// watches it.
+struct Started<T: Target + Clone> {
+    strategy: Checkout<T>,
+    shared: Arc<Shared<T>>,
+    recorders: Arc<ThreadRecorders>,
+    origin: Instant,
+    started_unix_s: f64,
+    measure_from: Instant,
+    end: Instant,
+    cpu_before: (Option<f64>, Option<(u64, u64)>),
+    opened_at_start: tokio::task::JoinHandle<u64>,
+    sampler: Option<tokio::task::JoinHandle<Vec<u32>>>,
+    hiccups: HiccupMeter,
+}
+
+impl<T: Target + Clone> Started<T> {
+    /// The cell's clock starts: warm-up now, the measured window after it.
+    fn now(strategy: Checkout<T>, target: T, plan: &Plan) -> Started<T> {
+        let cpu_before = (process_cpu(), machine_jiffies());
+        let origin = Instant::now();
+        let started_unix_s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let measure_from = origin + plan.warmup;
+        let end = match plan.load {
+            // Batches are timed on their own after the warm-up.
+            LoadModel::Batch { .. } => measure_from,
+            _ => measure_from + plan.duration,
+        };
+        let shared = Arc::new(Shared {
+            strategy: strategy.clone(),
+            target,
+            timeout: plan.timeout,
+            nested: plan.nested,
+            budget: plan.requests,
+            completed: AtomicU64::new(0),
+            resent: AtomicU64::new(0),
+            origin,
+            measure_from,
+            end,
+            ramp: plan.ramp.clone(),
+        });
+        let opened_at_start = {
+            let strategy = strategy.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep_until(measure_from.into()).await;
+                strategy.metrics().opened
+            })
+        };
+        let recorders = Arc::new(ThreadRecorders::new(
+            plan.threads,
+            plan.hdr_intervals || plan.ramp.is_some(),
+        ));
+        // A ramp's timeline also shows the connections open, sampled.
+        let sampler = plan
+            .ramp
+            .is_some()
+            .then(|| sample_open_connections(strategy.clone(), origin, end));
+        Started {
+            strategy,
+            shared,
+            recorders,
+            origin,
+            started_unix_s,
+            measure_from,
+            end,
+            cpu_before,
+            opened_at_start,
+            sampler,
+            hiccups: HiccupMeter::start(measure_from, end),
+        }
     }
-    let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
-    let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
-    let opened_in_warmup_by = recorder
-        .warmup_opened
-        .map(|t| t.saturating_duration_since(origin));
-    Ok(CellOutcome {
-        recorder,
-        measured,
-        unfinished: drained.unfinished,
-        metrics,
-        opened_before_measuring,
-        idle_at_end,
-        generator_cpu,
-        machine_cpu,
-        samples,
-        timeline,
-        stalls,
-        hiccups,
-        opened_in_warmup_by,
-        interrupted: interrupted_at.is_some(),
-        resent,
-        intervals,
-        started_unix_s,
-        schedule_lag,
-    })
+
+    /// The load has stopped: batches run where the model has them, then
+    /// everything recorded is gathered.
+    async fn finish(self, cell: CellSpec, plan: &Plan, drained: Drained) -> CellOutcome {
+        let hiccups = self.hiccups.finish();
+        // Interrupted: the window ends where the stop came (not later than
+        // the planned end).
+        let interrupted_at = crate::interrupt::requested()
+            .map(|_| Instant::now())
+            .filter(|t| *t < self.end);
+        let end = interrupted_at.unwrap_or(self.end);
+        let mut recorder = self.recorders.merged();
+        recorder.dropped += drained.dropped;
+        let mut samples = Vec::new();
+        let mut measured = match recorder.last_done {
+            Some(last) if self.shared.budget_spent() => {
+                last.saturating_duration_since(self.measure_from)
+            }
+            _ => end.saturating_duration_since(self.measure_from),
+        };
+        if let LoadModel::Batch { size, samples: min } = plan.load {
+            let b = batch::run(
+                self.shared.clone(),
+                cell.concurrency,
+                size,
+                min,
+                plan.duration,
+                plan.threads,
+            )
+            .await;
+            recorder.merge(&b.recorder);
+            samples = b.samples;
+            measured = b.measured;
+        }
+        let intervals = recorder
+            .intervals
+            .take()
+            .map(|iv| iv.finish(self.measure_from, measured))
+            .unwrap_or_default();
+        let resent = self
+            .shared
+            .resent
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let (generator_cpu, machine_cpu) = cpu_shares(self.cpu_before, self.origin);
+        drop(self.shared);
+        let idle_at_end = self.strategy.idle() as u64;
+        self.strategy.close_idle();
+        let metrics = self.strategy.metrics();
+        let opened_before_measuring = self.opened_at_start.await.unwrap_or(0);
+        let mut timeline = recorder
+            .counts
+            .timeline(bucket(self.origin, self.measure_from));
+        if let Some(sampler) = self.sampler {
+            timeline.open = sampler.await.unwrap_or_default();
+            timeline.wait_us = recorder.counts.waits();
+        }
+        let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
+        let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
+        let opened_in_warmup_by = recorder
+            .warmup_opened
+            .map(|t| t.saturating_duration_since(self.origin));
+        CellOutcome {
+            recorder,
+            measured,
+            unfinished: drained.unfinished,
+            metrics,
+            opened_before_measuring,
+            idle_at_end,
+            generator_cpu,
+            machine_cpu,
+            samples,
+            timeline,
+            stalls,
+            hiccups,
+            opened_in_warmup_by,
+            interrupted: interrupted_at.is_some(),
+            resent,
+            intervals,
+            started_unix_s: self.started_unix_s,
+            schedule_lag: None,
+        }
+    }
 }
 
 /// This process's share of the machine's cores since `before` (its CPU

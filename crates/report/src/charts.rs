@@ -1,6 +1,6 @@
 //! The SVG charts of the HTML reports, drawn here: lines against
 //! concurrency per strategy, a cell's timeline, a cell's latency spectrum.
-use crate::html::esc;
+use crate::format::esc;
 use poolbench_model::{decode_histogram, CellResult, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -50,41 +50,7 @@ pub(crate) fn line_chart(
         false => left + (w - left - 20.0) / 2.0,
     };
     let y = |v: f64| hgt - bottom - v / ymax * (hgt - bottom - 30.0);
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg class=\"chart\" role=\"img\" width=\"{w}\" height=\"{hgt}\" viewBox=\"0 0 {w} {hgt}\" data-series=\"{}\">\
-         <text x=\"{left}\" y=\"16\" font-weight=\"600\">{}</text>\
-         <line class=\"axis\" x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
-         <line class=\"axis\" x1=\"{left}\" y1=\"30\" x2=\"{left}\" y2=\"{}\"/>\
-         <text x=\"4\" y=\"34\">{}</text><text x=\"4\" y=\"{}\">0</text>",
-        all.len(),
-        esc(title),
-        hgt - bottom,
-        w - 20.0,
-        hgt - bottom,
-        hgt - bottom,
-        short(ymax),
-        hgt - bottom
-    );
-    let mut ticks: Vec<usize> = result.cells.iter().map(|c| c.concurrency).collect();
-    ticks.sort_unstable();
-    ticks.dedup();
-    for t in ticks {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{t}</text>",
-            x(t as f64),
-            hgt - bottom + 16.0
-        );
-    }
-    let _ = write!(
-        s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"muted\">concurrency{}</text>",
-        w - 20.0,
-        hgt - 4.0,
-        if log { " (log)" } else { "" }
-    );
+    let mut s = axes(result, title, all.len(), ymax, log, &x);
     for (i, (name, cells)) in all.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let points: Vec<String> = cells
@@ -116,6 +82,54 @@ pub(crate) fn line_chart(
     s
 }
 
+/// The chart's frame: title, axes, the y range, a tick per concurrency.
+fn axes(
+    result: &RunResult,
+    title: &str,
+    series: usize,
+    ymax: f64,
+    log: bool,
+    x: &impl Fn(f64) -> f64,
+) -> String {
+    let (w, hgt, left, bottom) = (500.0, 280.0, 60.0, 40.0);
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<svg class=\"chart\" role=\"img\" width=\"{w}\" height=\"{hgt}\" viewBox=\"0 0 {w} {hgt}\" data-series=\"{}\">\
+         <text x=\"{left}\" y=\"16\" font-weight=\"600\">{}</text>\
+         <line class=\"axis\" x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\
+         <line class=\"axis\" x1=\"{left}\" y1=\"30\" x2=\"{left}\" y2=\"{}\"/>\
+         <text x=\"4\" y=\"34\">{}</text><text x=\"4\" y=\"{}\">0</text>",
+        series,
+        esc(title),
+        hgt - bottom,
+        w - 20.0,
+        hgt - bottom,
+        hgt - bottom,
+        short(ymax),
+        hgt - bottom
+    );
+    let mut ticks: Vec<usize> = result.cells.iter().map(|c| c.concurrency).collect();
+    ticks.sort_unstable();
+    ticks.dedup();
+    for t in ticks {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{t}</text>",
+            x(t as f64),
+            hgt - bottom + 16.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"muted\">concurrency{}</text>",
+        w - 20.0,
+        hgt - 4.0,
+        if log { " (log)" } else { "" }
+    );
+    s
+}
+
 pub(crate) fn short(v: f64) -> String {
     match v {
         v if v >= 1e6 => format!("{:.1}M", v / 1e6),
@@ -123,95 +137,6 @@ pub(crate) fn short(v: f64) -> String {
         v if v >= 10.0 => format!("{v:.0}"),
         v => format!("{v:.2}"),
     }
-}
-
-/// Successes and errors per bucket as bars, in flight as a line; stalls
-/// shaded.
-pub(crate) fn timeline(c: &CellResult) -> String {
-    let t = &c.timeline;
-    let n = t.ok.len().max(1);
-    let (w, hgt) = (900.0, 120.0);
-    let bw = w / n as f64;
-    let top =
-        t.ok.iter()
-            .zip(&t.errors)
-            .map(|(a, b)| a + b)
-            .max()
-            .unwrap_or(0)
-            .max(1) as f64;
-    let inflight_top = t.inflight.iter().copied().max().unwrap_or(0).max(1) as f64;
-    let mut s = format!(
-        "<svg class=\"chart timeline\" width=\"{w}\" height=\"{hgt}\" viewBox=\"0 0 {w} {hgt}\" data-buckets=\"{}\">",
-        t.ok.len()
-    );
-    let bucket_s = t.bucket_ms as f64 / 1000.0;
-    for st in &c.stalls {
-        let from = (st.start_s / bucket_s + t.measure_from_bucket as f64) * bw;
-        let _ = write!(
-            s,
-            "<rect x=\"{from:.1}\" y=\"0\" width=\"{:.1}\" height=\"{hgt}\" fill=\"#bf8700\" opacity=\"0.2\"><title>stall</title></rect>",
-            st.duration_s / bucket_s * bw
-        );
-    }
-    for o in poolbench_analysis::outages(c) {
-        let from = (o.from_s / bucket_s + t.measure_from_bucket as f64) * bw;
-        let _ = write!(
-            s,
-            "<rect class=\"outage\" x=\"{from:.1}\" y=\"0\" width=\"{:.1}\" height=\"{hgt}\" fill=\"#cf222e\" opacity=\"0.15\"><title>outage: {} attempts failed</title></rect>",
-            (o.to_s - o.from_s) / bucket_s * bw,
-            o.failed
-        );
-    }
-    for (i, (&ok, &err)) in t.ok.iter().zip(&t.errors).enumerate() {
-        let hok = ok as f64 / top * (hgt - 10.0);
-        let herr = err as f64 / top * (hgt - 10.0);
-        let x = i as f64 * bw;
-        let _ = write!(
-            s,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{hok:.1}\" fill=\"#1a7f37\"/>",
-            hgt - hok,
-            (bw - 1.0).max(0.5)
-        );
-        if err > 0 {
-            let _ = write!(
-                s,
-                "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{herr:.1}\" fill=\"#cf222e\"/>",
-                hgt - hok - herr,
-                (bw - 1.0).max(0.5)
-            );
-        }
-    }
-    // A value per bucket as a line, scaled to its own top.
-    let line = |v: &[u32], top: f64| -> Vec<String> {
-        v.iter()
-            .enumerate()
-            .map(|(i, &n)| {
-                format!(
-                    "{:.1},{:.1}",
-                    (i as f64 + 0.5) * bw,
-                    hgt - n as f64 / top * (hgt - 10.0)
-                )
-            })
-            .collect()
-    };
-    let points = line(&t.inflight, inflight_top);
-    if !t.open.is_empty() {
-        let top = t.open.iter().copied().max().unwrap_or(0).max(1) as f64;
-        let open = line(&t.open, top);
-        let _ = write!(
-            s,
-            "<polyline fill=\"none\" stroke=\"#8250df\" stroke-width=\"1.5\" stroke-dasharray=\"4 2\" points=\"{}\"><title>connections open (most {top})</title></polyline>",
-            open.join(" ")
-        );
-    }
-    let _ = write!(
-        s,
-        "<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"1.5\" points=\"{}\"><title>in flight</title></polyline>\
-         <text x=\"4\" y=\"12\">per {} ms: successes (green), errors (red), in flight (blue line); stalls shaded amber, outages red</text></svg>",
-        points.join(" "),
-        t.bucket_ms
-    );
-    s
 }
 
 /// The cell's latency percentile spectrum, as HdrHistogram plots it:

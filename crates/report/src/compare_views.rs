@@ -2,8 +2,9 @@
 //! self-contained page: base and new side by side per cell, as bars).
 use crate::charts::short;
 use crate::compare::{CellChange, Comparison};
+use crate::format::esc;
 use crate::format::fmt_rate;
-use crate::html::{esc, STYLE};
+use crate::html::STYLE;
 use std::fmt::Write;
 
 fn significance(x: &CellChange) -> String {

@@ -26,6 +26,14 @@ pub fn fmt_rate(rps: f64) -> String {
     out
 }
 
+/// Text escaped for HTML (element content and quoted attributes).
+pub(crate) fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

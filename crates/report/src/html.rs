@@ -5,8 +5,9 @@
 //! errors, in flight per 100 ms) with stalls and outages marked, the
 //! latency spectrum per cell on demand, the pitfalls and the
 //! recommendation.
-use crate::charts::{line_chart, spectrum_chart, timeline};
-use crate::format::{fmt_duration_us, fmt_rate};
+use crate::charts::{line_chart, spectrum_chart};
+use crate::format::{esc, fmt_duration_us, fmt_rate};
+use crate::timeline_chart::timeline;
 use poolbench_model::{CellResult, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -23,13 +24,6 @@ svg.chart .axis { stroke: var(--grid); } .pitfall { color: var(--warn); font-wei
 .rec { border-left: 4px solid #2da44e; padding: .3em .8em; } .norec { border-left: 4px solid var(--warn); padding: .3em .8em; }
 details { margin: .4em 0; } summary { cursor: pointer; }
 ";
-
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The whole result as one HTML page.
 pub fn render_html(result: &RunResult) -> String {

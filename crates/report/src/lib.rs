@@ -16,6 +16,7 @@ mod ramp;
 mod spectrum;
 mod summary;
 mod table;
+mod timeline_chart;
 
 use poolbench_model::{LoadModel, RunResult};
 

@@ -96,9 +96,9 @@ fn env_url(var: &str) -> Option<String> {
     std::env::var(var).ok().filter(|v| !v.is_empty())
 }
 
-fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
-    let (text, origin) = source(name)?;
-    let s = file::parse(&text, &origin).map_err(Failure::input)?;
+/// The services the scenario needs, from the environment: the
+/// PostgreSQL and Redis URLs.
+fn services(s: &file::Scenario, name: &str) -> Result<(Option<String>, Option<String>), Failure> {
     let pg = env_url("POOLBENCH_PG_URL");
     let redis = env_url("POOLBENCH_REDIS_URL");
     for need in &s.needs {
@@ -113,10 +113,16 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
             )));
         }
     }
-    let output: Vec<PathBuf> = s.output.iter().chain(output).cloned().collect();
-    let output = output.as_slice();
-    crate::output::check(output)?;
-    // Every step's run is parsed before any load: a bad flag stops it all.
+    Ok((pg, redis))
+}
+
+/// Each step's `run` arguments, parsed.
+fn step_runs(
+    s: &file::Scenario,
+    origin: &str,
+    output: &[PathBuf],
+    quiet: bool,
+) -> Result<Vec<crate::args::RunArgs>, Failure> {
     let mut plans = Vec::new();
     for (i, step) in s.steps.iter().enumerate() {
         let mut argv: Vec<String> = vec!["poolbench".into(), "run".into(), step.target.clone()];
@@ -133,8 +139,20 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
             unreachable!("parsed as run")
         };
         a.output = step_outputs(output, i);
-        plans.push(a);
+        plans.push(*a);
     }
+    Ok(plans)
+}
+
+fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
+    let (text, origin) = source(name)?;
+    let s = file::parse(&text, &origin).map_err(Failure::input)?;
+    let (pg, redis) = services(&s, name)?;
+    let output: Vec<PathBuf> = s.output.iter().chain(output).cloned().collect();
+    let output = output.as_slice();
+    crate::output::check(output)?;
+    // Every step's run is parsed before any load: a bad flag stops it all.
+    let plans = step_runs(&s, &origin, output, quiet)?;
     println!("scenario {}: {}", s.name, s.title);
     let mut failed = Vec::new();
     let n = s.steps.len();
@@ -154,7 +172,7 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
                 .replace("{grpc}", srv.grpc.as_deref().unwrap_or(""));
             a.target = Some(target);
         }
-        let result = crate::run_cmd::execute(*a)?;
+        let result = crate::run_cmd::execute(a)?;
         drop(server);
         println!("\nexpected of this step:");
         for v in expect::check(&step.expect, &result) {
