@@ -102,10 +102,7 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     if (a.strategy.as_str(), a.concurrency, a.pool_size)
         != (b.strategy.as_str(), b.concurrency, b.pool_size)
     {
-        return Err(format!(
-            "cells differ: {} c={} against {} c={}",
-            a.strategy, a.concurrency, b.strategy, b.concurrency
-        ));
+        return Err(format!("cells differ: {} against {}", a.label(), b.label()));
     }
     a.interrupted |= b.interrupted;
     a.resent += b.resent;

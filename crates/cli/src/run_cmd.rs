@@ -188,7 +188,7 @@ fn slo_verdict(result: &poolbench_model::RunResult) -> Result<(), Failure> {
         .iter()
         .filter_map(|c| {
             let b = c.slo_breaches.as_ref()?;
-            Some((format!("{} c={}", c.strategy, c.concurrency), b))
+            Some((c.label(), b))
         })
         .collect();
     if verdicts.is_empty() || verdicts.iter().any(|(_, b)| b.is_empty()) {

@@ -93,10 +93,7 @@ fn evidence(p: &Pitfall, result: &RunResult) -> Vec<String> {
                     .cells
                     .iter()
                     .filter(|c| c.concurrency == *level)
-                    .partition(|c| {
-                        p.cells
-                            .contains(&format!("{} c={}", c.strategy, c.concurrency))
-                    });
+                    .partition(|c| p.cells.contains(&c.label()));
                 let names = |v: &[&CellResult]| {
                     v.iter()
                         .map(|c| c.strategy.as_str())

@@ -195,12 +195,11 @@ pub(crate) fn spectrum_chart(c: &CellResult) -> String {
         .collect();
     let _ = write!(
         s,
-        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"><title>{} c={}</title></polyline>\
+        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"><title>{}</title></polyline>\
          <text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=\"muted\">percentile (log scale of 1/(1−p)); max {:.3} ms</text></svg>",
         COLOURS[0],
         line.join(" "),
-        esc(&c.strategy),
-        c.concurrency,
+        esc(&c.label()),
         w - 20.0,
         hgt - 4.0,
         h.max() as f64 / 1e6

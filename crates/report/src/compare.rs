@@ -3,7 +3,7 @@
 //! rate, and whether a change is significant (Welch's t-test on the
 //! repetitions, both sides with at least 3; "not significant" otherwise).
 use crate::format::fmt_rate;
-use poolbench_model::{CellResult, RunResult};
+use poolbench_model::{cell_label, CellResult, RunResult};
 use serde::Serialize;
 
 /// One matched cell.
@@ -105,7 +105,7 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Comparison {
     let mut unmatched = Vec::new();
     for b in &base.cells {
         let Some(n) = new.cells.iter().find(|n| key(new, n) == key(base, b)) else {
-            unmatched.push(format!("{} c={} (base only)", b.strategy, b.concurrency));
+            unmatched.push(format!("{} (base only)", b.label()));
             continue;
         };
         let side = |c: &CellResult, f: fn(&poolbench_model::Sample) -> f64| -> Vec<f64> {
@@ -132,7 +132,7 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Comparison {
     }
     for n in &new.cells {
         if !base.cells.iter().any(|b| key(base, b) == key(new, n)) {
-            unmatched.push(format!("{} c={} (new only)", n.strategy, n.concurrency));
+            unmatched.push(format!("{} (new only)", n.label()));
         }
     }
     Comparison {
@@ -198,9 +198,8 @@ pub fn violations(c: &Comparison, bounds: &[Bound]) -> Vec<String> {
             };
             if crossed && significant == Some(true) {
                 out.push(format!(
-                    "{} c={}: {} {:+.1}{} (bound {}{}{})",
-                    cell.strategy,
-                    cell.concurrency,
+                    "{}: {} {:+.1}{} (bound {}{}{})",
+                    cell_label(&cell.strategy, cell.concurrency),
                     b.metric,
                     change,
                     if b.metric == "errors" { " pp" } else { "%" },

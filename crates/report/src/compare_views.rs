@@ -5,6 +5,7 @@ use crate::compare::{CellChange, Comparison};
 use crate::format::esc;
 use crate::format::fmt_rate;
 use crate::html::STYLE;
+use poolbench_model::cell_label;
 use std::fmt::Write;
 
 fn significance(x: &CellChange) -> String {
@@ -142,11 +143,10 @@ fn bars(
         }
         let _ = write!(
             s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{} c={}</text>",
+            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
             x0 + bw,
             hgt - bottom + 14.0 + 12.0 * (i % 3) as f64,
-            esc(&x.strategy),
-            x.concurrency
+            esc(&cell_label(&x.strategy, x.concurrency))
         );
     }
     s.push_str("</svg>\n");

@@ -154,11 +154,10 @@ fn cells(h: &mut String, result: &RunResult) {
         let l = &c.latency_us;
         let _ = write!(
             h,
-            "<details class=\"cell\"><summary>{} c={} · {} req/s</summary>\
+            "<details class=\"cell\"><summary>{} · {} req/s</summary>\
              <table><tr><th>latency</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>\
              <tr><td>total</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr></table>",
-            esc(&c.strategy),
-            c.concurrency,
+            esc(&c.label()),
             fmt_rate(c.throughput_rps),
             fmt_duration_us(l.p50),
             fmt_duration_us(l.p90),

@@ -103,7 +103,7 @@ pub fn render_text(result: &RunResult) -> String {
             .cells
             .iter()
             .filter(|c| c.interrupted)
-            .map(|c| format!("{} c={}", c.strategy, c.concurrency))
+            .map(|c| c.label())
             .collect();
         let cut = match cut.is_empty() {
             true => String::new(),

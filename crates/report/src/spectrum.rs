@@ -19,8 +19,8 @@ pub fn render_spectrum(cell: &CellResult) -> Result<String, String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n  Latency distribution of {} c={} (HdrHistogram, corrected for coordinated omission where the load is open)",
-        cell.strategy, cell.concurrency
+        "\n  Latency distribution of {} (HdrHistogram, corrected for coordinated omission where the load is open)",
+        cell.label()
     );
     if h.is_empty() {
         out.push_str("    no successful requests\n");
@@ -103,10 +103,7 @@ fn write_log(cell: &CellResult, base_unix_s: f64) -> Result<Vec<u8>, String> {
     let mut serializer = V2DeflateSerializer::new();
     let mut writer = IntervalLogWriterBuilder::new()
         .add_comment("[Histogram log format version 1.3]")
-        .add_comment(&format!(
-            "[poolbench: {} c={}, latency in ns]",
-            cell.strategy, cell.concurrency
-        ))
+        .add_comment(&format!("[poolbench: {}, latency in ns]", cell.label()))
         .with_start_time(base)
         .with_base_time(base)
         .with_max_value_divisor(1e6)

@@ -143,9 +143,7 @@ pub(crate) fn levels(p: &Pitfall, result: &RunResult) -> Vec<(usize, usize, usiz
     for c in &result.cells {
         let e = at.entry(c.concurrency).or_default();
         e.1 += 1;
-        if p.cells
-            .contains(&format!("{} c={}", c.strategy, c.concurrency))
-        {
+        if p.cells.contains(&c.label()) {
             e.0 += 1;
         }
     }
