@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Checks the shape of the code: no function over 80 lines outside tests, and
-no import circle between the files of one crate (a file imports another when
+"""Checks the shape of the code: no function over 80 lines outside tests; no
+import circle between the files of one crate (a file imports another when
 it names it through `crate::`, `super::`, or, in a mod.rs, a child by name;
-the crate root, which only declares and re-exports, is left out).
+the crate root, which only declares and re-exports, is left out); and the
+crates' one-way order (docs/ARCHITECTURE.md): each crate depends only on
+the project's crates below it, and the model on no runtime at all.
 Prints what breaks a rule and exits 1; exits 0 when all holds.
 Usage: scripts/check-layout.py [ROOT]"""
-import os, re, sys
+import os, re, subprocess, sys
 
 LIMIT = 80
 
@@ -147,9 +149,64 @@ def strongly_connected(edges):
     return out
 
 
+# Each crate's allowed project dependencies (normal, not dev): the order
+# model -> pool / targets -> engine / analysis -> report -> cli.
+ORDER = {
+    "model": set(),
+    "pool": {"model"},
+    "greeter": set(),
+    "targets": {"model", "pool", "greeter"},
+    "server": {"model", "greeter"},
+    "engine": {"model", "pool", "targets"},
+    "analysis": {"model"},
+    "report": {"model", "analysis"},
+    "cli": {"model", "pool", "targets", "server", "engine", "analysis", "report"},
+}
+# Crates that must stay free of an async runtime (plain data and pure
+# functions), checked over their whole dependency tree.
+NO_RUNTIME = ["model", "analysis", "report"]
+
+
+def normal_dependencies(manifest):
+    deps, section = set(), None
+    for line in open(manifest):
+        line = line.strip()
+        if line.startswith("["):
+            section = line
+            continue
+        if section in ("[dependencies]",) or (
+            section and section.startswith("[target.") and section.endswith(".dependencies]")
+        ):
+            m = re.match(r"poolbench-(\w+)\s*=", line)
+            if m:
+                deps.add(m.group(1))
+    return deps
+
+
+def crate_order(root):
+    found = []
+    for crate, allowed in ORDER.items():
+        manifest = os.path.join(root, "crates", crate, "Cargo.toml")
+        if not os.path.exists(manifest):
+            found.append(f"crates/{crate}: missing")
+            continue
+        for dep in sorted(normal_dependencies(manifest) - allowed):
+            found.append(f"crates/{crate} depends on poolbench-{dep}, against the crates' order")
+    for crate in NO_RUNTIME:
+        tree = subprocess.run(
+            ["cargo", "tree", "-q", "-p", f"poolbench-{crate}", "-e", "normal", "--prefix", "none"],
+            cwd=root, capture_output=True, text=True,
+        )
+        if tree.returncode != 0:
+            found.append(f"crates/{crate}: cargo tree failed: {tree.stderr.strip()}")
+        elif re.search(r"^tokio ", tree.stdout, re.M):
+            found.append(f"crates/{crate} pulls in tokio (it must stay runtime-free)")
+    return found
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = long_functions(root) + circles(root)
+    problems = long_functions(root) + circles(root) + crate_order(root)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

@@ -4,7 +4,7 @@ use poolbench_server::DelaySpec;
 use std::time::Duration;
 
 pub(crate) fn duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s.trim())
+    poolbench_model::duration::parse(s)
         .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 500ms, 10s, 2m"))
 }
 

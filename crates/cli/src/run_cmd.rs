@@ -146,7 +146,7 @@ fn dry_run(a: &RunArgs) -> Result<(), Failure> {
         println!(
             "starts at {}; each run (cell, repetition) gets {}",
             plan.start_at.as_deref().unwrap_or_default(),
-            humantime::format_duration(s.slot)
+            poolbench_model::duration::format(s.slot)
         );
     }
     for (w, m) in whole.iter().zip(&mine) {
@@ -176,7 +176,7 @@ fn announce_schedule(plan: &Plan) {
             "waiting {:.1} s for --start-at {}; each run gets a {} slot",
             wait.as_secs_f64(),
             plan.start_at.as_deref().unwrap_or_default(),
-            humantime::format_duration(s.slot)
+            poolbench_model::duration::format(s.slot)
         );
     }
 }

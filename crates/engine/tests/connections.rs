@@ -1,6 +1,5 @@
 //! What each strategy does to connections, as the server counts them.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! Failures are counted by kind and never stop the run.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! The gRPC client-concurrency experiment on the built-in Greeter: the
 //! closed-loop ceiling at 500 ms, multiplexing against per-request at 0 ms,
 //! and error statuses counted by code.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::Plan;
 use poolbench_server::{EmbeddedServer, ServerConfig};
 

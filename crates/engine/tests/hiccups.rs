@@ -1,7 +1,6 @@
 //! The hiccup meter sees the generator stop. Its own test binary: the
 //! whole process (the built-in server too) is stopped for 200 ms, twice.
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 use std::time::Duration;
 

@@ -1,7 +1,6 @@
 //! Closed-loop throughput obeys Little's law against a server with a fixed
 //! delay, and pool waits show up as checkout wait.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! Open loop, coordinated omission, batch samples, recommendation.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::{Arrival, LoadModel, PlanError};
 use poolbench_server::ServerConfig;
 use std::time::Duration;

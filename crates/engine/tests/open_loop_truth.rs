@@ -1,8 +1,7 @@
 //! The open loop measures the target, not itself: far below the target's
 //! capacity, requests do not wait for connections and their latency is the
 //! server's; the pacer's own error (send lag) is reported.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::{Arrival, CellResult, LoadModel};
 use std::time::Duration;
 

@@ -1,6 +1,5 @@
 //! Every pitfall: a run that triggers it and one that does not.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 

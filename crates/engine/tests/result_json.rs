@@ -1,6 +1,5 @@
 //! The result survives JSON, and its histograms merge exactly.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::{decode_histogram, RunResult, SCHEMA_VERSION};
 use poolbench_server::ServerConfig;
 

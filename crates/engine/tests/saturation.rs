@@ -1,7 +1,6 @@
 //! The generator-saturated pitfall: alone in its test binary, so other
 //! tests running in parallel do not load the CPU it measures.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::{Plan, RunResult};
 use poolbench_server::{EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;

@@ -1,7 +1,6 @@
 //! TLS handshakes per strategy and HTTP/2 stream limits, seen from the
 //! built-in server's own counters.
-mod common;
-use common::*;
+use crate::common::*;
 use poolbench_model::Plan;
 use poolbench_server::{EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetOptions;

@@ -1,0 +1,14 @@
+//! The engine's integration tests, one binary (it links once): every run
+//! against the built-in server, taking turns (`common::run_with`).
+mod common;
+mod connections;
+mod errors;
+mod grpc;
+mod hiccups;
+mod littles_law;
+mod load_models;
+mod open_loop_truth;
+mod pitfalls;
+mod result_json;
+mod saturation;
+mod tls_h2;
