@@ -1,5 +1,5 @@
-//! The hiccup meter sees the generator stop. Its own test binary: the
-//! whole process (the built-in server too) is stopped for 200 ms, twice.
+//! The hiccup meter sees the generator stop: the whole process (the
+//! built-in server too) is stopped for 200 ms, twice, during its turn.
 use crate::common::*;
 use std::process::Command;
 use std::time::Duration;
@@ -19,15 +19,18 @@ fn a_stopped_generator_is_a_finding() {
         "date +%s.%N >>{log}; kill -STOP {pid}; sleep 0.2; kill -CONT {pid}",
         log = log.display()
     );
+    // The stops are timed from here: the run must not wait for its turn
+    // after them.
+    let _turn = turn();
     let mut helper = Command::new("sh")
         .arg("-c")
         .arg(format!("sleep 0.8; {stop}; sleep 0.8; {stop}"))
         .spawn()
         .expect("sh starts");
-    let result = quick_run(delay("1ms"), "pool:10", &[10], |p| {
-        p.warmup = Duration::from_millis(300);
-        p.duration = Duration::from_millis(2500);
-    });
+    let (server, mut plan) = quick(delay("1ms"), "pool:10", &[10]);
+    plan.warmup = Duration::from_millis(300);
+    plan.duration = Duration::from_millis(2500);
+    let result = run_in_turn(&server, &plan);
     assert!(helper.wait().expect("helper ends").success());
     let stops = std::fs::read_to_string(&log).unwrap_or_default();
     let _ = std::fs::remove_file(&log);

@@ -53,7 +53,18 @@ static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Run `plan` against `server` with its counters as the probe, and
 /// analyze the result as every command does.
 pub fn run_with(server: &EmbeddedServer, plan: &Plan) -> RunResult {
-    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let _turn = turn();
+    run_in_turn(server, plan)
+}
+
+/// This test's turn to run: no other run shares the machine until the
+/// guard drops.
+pub fn turn() -> std::sync::MutexGuard<'static, ()> {
+    ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// [`run_with`] for a caller that holds its [`turn`] already.
+pub fn run_in_turn(server: &EmbeddedServer, plan: &Plan) -> RunResult {
     let probe = Probe(server.stats());
     let mut result = run(plan, Some(&probe), &NoEvents).expect("run completes");
     poolbench_analysis::analyze(&mut result);
