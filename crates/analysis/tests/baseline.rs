@@ -1,0 +1,53 @@
+//! The stored real result, and the builder's quiet cell.
+use crate::support::{base, cell, ids, quiet, run};
+use poolbench_analysis::{analyze, pitfalls, CHECKS};
+
+#[test]
+fn the_stored_run_is_read_again_as_it_was_analyzed() {
+    let stored = base();
+    let mut again = stored.clone();
+    analyze(&mut again);
+    assert_eq!(again.pitfalls, stored.pitfalls);
+    assert_eq!(again.recommendation, stored.recommendation);
+    assert_eq!(again.no_recommendation, stored.no_recommendation);
+    // A one-cell, one-run grid at c=4 against a 2 ms server.
+    let found: Vec<&str> = stored.pitfalls.iter().map(|p| p.id.as_str()).collect();
+    assert!(found.contains(&"closed-loop-ceiling"), "{found:?}");
+    assert!(found.contains(&"few-samples"), "{found:?}");
+}
+
+#[test]
+fn a_quiet_cell_trips_no_finding() {
+    let r = run(vec![quiet("pool:4", 4, 1000.0), quiet("pool:8", 8, 1500.0)]);
+    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", pitfalls(&r));
+    // Nor with every default spelled out through the builder.
+    let r = run(vec![cell("shared", 1).throughput(800.0).build()]);
+    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", pitfalls(&r));
+}
+
+/// Adding a check to CHECKS without a fixture test here fails this test.
+#[test]
+fn every_check_has_a_fixture_test() {
+    let tested = [
+        "batching-server",
+        "closed-loop-ceiling",
+        "errors",
+        "few-samples",
+        "generator-hiccups",
+        "generator-saturated",
+        "machine-busy",
+        "nested-checkout",
+        "nested-checkout-starvation",
+        "not-achieved",
+        "outage",
+        "pool-queueing",
+        "reconnects",
+        "stall",
+        "target-saturated",
+        "unequal-caps",
+    ];
+    let mut ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, tested);
+    assert!(CHECKS.iter().all(|c| !c.title.is_empty()));
+}

@@ -1,0 +1,17 @@
+//! The analysis on hand-built results: each finding on both sides of its
+//! threshold, the recommendation, SLO breaches, the USL fit, `analyze`
+//! itself, merges and ramp summaries. No network, no sleeps: every figure
+//! is set by the test (support/mod.rs builds the cells). One binary, so
+//! it links once.
+mod support;
+
+mod analyze;
+mod baseline;
+mod failure_findings;
+mod generator_findings;
+mod load_findings;
+mod merge;
+mod ramp;
+mod recommend;
+mod slo;
+mod usl;
