@@ -156,7 +156,7 @@ ORDER = {
     "pool": {"model"},
     "greeter": set(),
     "targets": {"model", "pool", "greeter"},
-    "server": {"model", "greeter"},
+    "server": {"model", "greeter", "pool", "targets"},
     "engine": {"model", "pool", "targets"},
     "analysis": {"model"},
     "report": {"model", "analysis"},
@@ -177,7 +177,7 @@ def normal_dependencies(manifest):
         if section in ("[dependencies]",) or (
             section and section.startswith("[target.") and section.endswith(".dependencies]")
         ):
-            m = re.match(r"poolbench-(\w+)\s*=", line)
+            m = re.match(r"poolbench-(\w+)(\.workspace)?\s*=", line)
             if m:
                 deps.add(m.group(1))
     return deps

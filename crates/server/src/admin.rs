@@ -7,7 +7,7 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 
 use crate::authors::Authors;
-use crate::service::{Resp, TEXT_PLAIN};
+use crate::response::{Resp, TEXT_PLAIN};
 use crate::stats::Stats;
 
 /// Requests under this prefix are answered by the server itself, never counted.

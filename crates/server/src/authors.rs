@@ -19,7 +19,7 @@ use poolbench_targets::redis::{RedisConn, RedisTarget};
 use poolbench_targets::RequestError;
 use serde::{Deserialize, Serialize};
 
-use crate::service::{Resp, TEXT_PLAIN};
+use crate::response::{Resp, TEXT_PLAIN};
 
 /// Rows the `authors` table is seeded with.
 pub const AUTHORS: i32 = 10_000;
@@ -36,10 +36,10 @@ pub struct DbConfig {
     /// Extra connections opened under load (`elastic:N+M`), closed when idle.
     pub overflow: usize,
     /// Longest wait for a connection before the request fails with 503.
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub timeout: Duration,
     /// Extra time each query takes on the database side (`pg_sleep`).
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub delay: Duration,
     /// `redis://` read-through cache.
     pub cache: Option<String>,
@@ -332,17 +332,4 @@ fn text(status: StatusCode, body: String) -> Resp {
     *resp.status_mut() = status;
     resp.headers_mut().insert(CONTENT_TYPE, TEXT_PLAIN);
     resp
-}
-
-mod humantime_serde_compat {
-    use serde::{Deserialize, Deserializer, Serializer};
-    use std::time::Duration;
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&humantime::format_duration(*d).to_string())
-    }
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let s = String::deserialize(d)?;
-        humantime::parse_duration(&s).map_err(serde::de::Error::custom)
-    }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::delay::DelaySpec;
+use crate::error::ConfigError;
 
 /// Largest accepted `body_size`: 64 MiB.
 pub const MAX_BODY_SIZE: usize = 64 * 1024 * 1024;
@@ -23,14 +24,14 @@ pub struct ServerConfig {
     /// Response delay, slept (not spun) before answering.
     pub delay: DelaySpec,
     /// CPU work per request: busy-spin this long on the runtime thread.
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub cpu: Duration,
     /// Size of the response body in bytes.
     pub body_size: usize,
     /// Server-side limit of requests processed at once; excess requests wait.
     pub max_inflight: Option<usize>,
     /// An idle keep-alive connection is closed after this long (zero disables).
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub keepalive_timeout: Duration,
     /// After this many requests a connection is closed (`connection: close`
     /// on HTTP/1.1, graceful GOAWAY on HTTP/2).
@@ -40,10 +41,10 @@ pub struct ServerConfig {
     /// The whole server freezes this long at the start of every
     /// `stall_every` period after it starts: no response leaves during a
     /// stall (zero disables).
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub stall: Duration,
     /// The period of stalls.
-    #[serde(with = "humantime_serde_compat")]
+    #[serde(with = "poolbench_model::duration::text")]
     pub stall_every: Duration,
     /// HTTP/1.1 answers to pipelined requests leave in one write, as some
     /// benchmark servers do (to show why they mislead).
@@ -118,60 +119,5 @@ impl ServerConfig {
             return Err(ConfigError::MaxConcurrentStreams);
         }
         self.delay.check()
-    }
-}
-
-/// A configuration value that cannot be used. Every message is one line.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    /// A delay string or value that is not usable.
-    #[error("invalid delay {input:?}: {reason}")]
-    InvalidDelay {
-        /// The text (or the display form of the value) that was rejected.
-        input: String,
-        /// What was wrong with it.
-        reason: String,
-    },
-    /// `fail_rate` outside `[0, 1]` (or NaN).
-    #[error("invalid fail_rate {0}: must be between 0 and 1")]
-    FailRate(f64),
-    /// `body_size` above [`MAX_BODY_SIZE`].
-    #[error("invalid body_size {0}: at most 67108864 bytes (64 MiB)")]
-    BodySize(usize),
-    /// `max_inflight` set to 0.
-    #[error("invalid max_inflight 0: must be at least 1 when set")]
-    MaxInflight,
-    /// `max_requests_per_conn` set to 0.
-    #[error("invalid max_requests_per_conn 0: must be at least 1 when set")]
-    MaxRequestsPerConn,
-    /// A stall as long as its period would never end.
-    #[error("invalid stall: it must be shorter than stall_every")]
-    Stall,
-    /// Only one of `tls_cert` and `tls_key` given.
-    #[error("tls_cert and tls_key go together: give both or neither")]
-    CertKey,
-    /// `max_concurrent_streams` set to 0.
-    #[error("invalid max_concurrent_streams 0: must be at least 1 when set")]
-    MaxConcurrentStreams,
-}
-
-/// Serde adapter: `Duration` as a humantime string ("250ms", "1m 30s").
-mod humantime_serde_compat {
-    use std::time::Duration;
-
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(&humantime::format_duration(*d))
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let text = String::deserialize(d)?;
-        let text = text.trim();
-        if text == "0" {
-            return Ok(Duration::ZERO);
-        }
-        humantime::parse_duration(text)
-            .map_err(|e| serde::de::Error::custom(format!("invalid duration {text:?}: {e}")))
     }
 }

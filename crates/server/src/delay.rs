@@ -8,7 +8,7 @@ use rand::Rng;
 use rand_distr::Distribution;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 
 /// The standard normal 99th percentile: p99 = median * exp(sigma * Z99).
 const Z99: f64 = 2.326_347_874_040_841;
@@ -124,15 +124,11 @@ impl Sampler {
 }
 
 fn fmt_dur(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
+    poolbench_model::duration::format(d)
 }
 
 fn parse_dur(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    if text == "0" {
-        return Some(Duration::ZERO);
-    }
-    humantime::parse_duration(text).ok()
+    poolbench_model::duration::parse(text).ok()
 }
 
 /// `name ( args )` with `name` matched case-insensitively; returns `args`.
@@ -197,7 +193,7 @@ impl FromStr for DelaySpec {
 
 impl fmt::Display for DelaySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let h = humantime::format_duration;
+        let h = fmt_dur;
         match *self {
             DelaySpec::None => f.write_str("none"),
             DelaySpec::Fixed(d) => write!(f, "{}", h(d)),

@@ -7,7 +7,7 @@ use std::time::Instant;
 use poolbench_greeter::{Greeter, HelloReply, HelloRequest};
 use tonic::{Request, Response, Status};
 
-use crate::service::{spin_and_toss, Processing, Shared};
+use crate::shared::{spin_and_toss, Processing, Shared};
 
 /// What a request gets when `fail_rate` strikes: status INTERNAL (13).
 const FAIL_MESSAGE: &str = "injected failure (fail_rate)";

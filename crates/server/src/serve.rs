@@ -21,7 +21,8 @@ use tokio_rustls::TlsAcceptor;
 use crate::authors::Authors;
 use crate::config::ServerConfig;
 use crate::grpc::GreeterService;
-use crate::service::{ConnService, ConnState, GreeterRoute, Shared};
+use crate::service::{ConnService, ConnState, GreeterRoute};
+use crate::shared::Shared;
 use crate::stats::{ConnectionGuard, Stats};
 use crate::tls::{self, TlsSetup};
 

@@ -14,83 +14,22 @@ use http::{Request, Response, StatusCode, Version};
 use http_body_util::{Either, Full};
 use hyper::body::Incoming;
 use poolbench_greeter::GreeterServer;
-use rand::Rng;
-use tokio::sync::Semaphore;
 use tower_service::Service as _;
 
 use crate::admin::{admin, ADMIN_PREFIX};
 use crate::authors::{self, Authors};
-use crate::config::ServerConfig;
-use crate::delay::Sampler;
 use crate::grpc::GreeterService;
-use crate::stats::Stats;
+use crate::response::{Resp, TEXT_PLAIN};
+use crate::shared::{spin_and_toss, Processing, Shared};
 
 const FAIL_BODY: &[u8] = b"injected failure (fail_rate)\n";
-pub(crate) const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain");
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
-
-/// The response type of plain HTTP requests.
-pub(crate) type Resp = Response<Full<Bytes>>;
 
 /// The response body of any request: plain HTTP or gRPC.
 pub(crate) type AnyBody = Either<Full<Bytes>, tonic::body::Body>;
 
 /// The Greeter as a tower service of `http` requests.
 pub(crate) type GreeterRoute = GreeterServer<GreeterService>;
-
-/// Everything the request path needs, prepared once per `serve` call.
-pub(crate) struct Shared {
-    pub(crate) stats: Arc<Stats>,
-    body: Bytes,
-    pub(crate) sampler: Sampler,
-    cpu: Duration,
-    pub(crate) semaphore: Option<Semaphore>,
-    fail_rate: f64,
-    pub(crate) max_requests: Option<u64>,
-    /// `None` when keep-alive idle closing is off (`keepalive_timeout` zero).
-    pub(crate) idle_timeout: Option<Duration>,
-    /// Periodic freezes: (start of the first period, stall, period).
-    stall: Option<(Instant, Duration, Duration)>,
-    /// Service mode: `/authors/{id}` from PostgreSQL.
-    pub(crate) authors: Option<Arc<Authors>>,
-}
-
-impl Shared {
-    pub(crate) fn new(
-        config: &ServerConfig,
-        stats: Arc<Stats>,
-        authors: Option<Arc<Authors>>,
-    ) -> Shared {
-        let body: Vec<u8> = b"Hello, World!"
-            .iter()
-            .copied()
-            .cycle()
-            .take(config.body_size)
-            .collect();
-        Shared {
-            stats,
-            body: Bytes::from(body),
-            sampler: Sampler::new(&config.delay),
-            cpu: config.cpu,
-            semaphore: config.max_inflight.map(Semaphore::new),
-            fail_rate: config.fail_rate,
-            max_requests: config.max_requests_per_conn,
-            idle_timeout: Some(config.keepalive_timeout).filter(|d| !d.is_zero()),
-            stall: (!config.stall.is_zero() && !config.stall_every.is_zero())
-                .then(|| (Instant::now(), config.stall, config.stall_every)),
-            authors,
-        }
-    }
-
-    /// When the stall under way ends, if one is.
-    pub(crate) fn stalled_until(&self, now: Instant) -> Option<Instant> {
-        let (start, stall, every) = self.stall?;
-        let since = now.duration_since(start).as_nanos();
-        let into_period = since % every.as_nanos();
-        (into_period < stall.as_nanos())
-            .then(|| now + stall - Duration::from_nanos(into_period as u64))
-    }
-}
 
 /// Per-connection state, shared by the connection task and its requests.
 pub(crate) struct ConnState {
@@ -170,22 +109,6 @@ impl Drop for RequestGuard {
     }
 }
 
-/// Global in-flight gauge, held while a request is being processed.
-pub(crate) struct Processing<'a>(&'a Stats);
-
-impl<'a> Processing<'a> {
-    pub(crate) fn new(stats: &'a Stats) -> Self {
-        stats.request_started();
-        Processing(stats)
-    }
-}
-
-impl Drop for Processing<'_> {
-    fn drop(&mut self) {
-        self.0.request_finished();
-    }
-}
-
 /// The hyper service of one connection.
 #[derive(Clone)]
 pub(crate) struct ConnService(pub(crate) Arc<ConnState>);
@@ -219,17 +142,7 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         }
         if let (false, Some(authors)) = (grpc, &shared.authors) {
             if req.uri().path().starts_with(authors::PREFIX) {
-                let authors = Arc::clone(authors);
-                let guard = RequestGuard::new(conn, req.version() == Version::HTTP_2);
-                let path = req.uri().path().to_string();
-                let received = Instant::now();
-                return ResponseFuture::Slow(Box::pin(async move {
-                    let stats = &guard.0.shared.stats;
-                    let _processing = Processing::new(stats);
-                    let resp = authors.get(&path).await;
-                    stats.served(received.elapsed());
-                    resp
-                }));
+                return authors_answer(conn, Arc::clone(authors), &req);
             }
         }
         let mut close = false;
@@ -257,26 +170,51 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         if shared.semaphore.is_none() && shared.sampler.is_none() && shared.stall.is_none() {
             return ResponseFuture::Immediate(Some((guard, close)));
         }
-        let delay = shared.sampler.sample(&mut rand::rng());
-        let received = Instant::now();
-        ResponseFuture::Slow(Box::pin(async move {
-            let shared = &guard.0.shared;
-            let _permit = match &shared.semaphore {
-                Some(sem) => Some(sem.acquire().await.expect("the semaphore is never closed")),
-                None => None,
-            };
-            let _processing = Processing::new(&shared.stats);
-            if !delay.is_zero() {
-                tokio::time::sleep(delay).await;
-            }
-            let resp = process(shared, close);
-            if let Some(until) = shared.stalled_until(Instant::now()) {
-                tokio::time::sleep_until(until.into()).await;
-            }
-            shared.stats.served(received.elapsed());
-            resp
-        }))
+        slow_answer(guard, close)
     }
+}
+
+/// Service mode: `/authors/{id}` from the database (and cache).
+fn authors_answer(
+    conn: &Arc<ConnState>,
+    authors: Arc<Authors>,
+    req: &Request<Incoming>,
+) -> ResponseFuture {
+    let guard = RequestGuard::new(conn, req.version() == Version::HTTP_2);
+    let path = req.uri().path().to_string();
+    let received = Instant::now();
+    ResponseFuture::Slow(Box::pin(async move {
+        let stats = &guard.0.shared.stats;
+        let _processing = Processing::new(stats);
+        let resp = authors.get(&path).await;
+        stats.served(received.elapsed());
+        resp
+    }))
+}
+
+/// A request that waits first: for an in-flight permit, its sampled
+/// delay, a stall under way.
+fn slow_answer(guard: RequestGuard, close: bool) -> ResponseFuture {
+    let shared = &guard.0.shared;
+    let delay = shared.sampler.sample(&mut rand::rng());
+    let received = Instant::now();
+    ResponseFuture::Slow(Box::pin(async move {
+        let shared = &guard.0.shared;
+        let _permit = match &shared.semaphore {
+            Some(sem) => Some(sem.acquire().await.expect("the semaphore is never closed")),
+            None => None,
+        };
+        let _processing = Processing::new(&shared.stats);
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+        let resp = process(shared, close);
+        if let Some(until) = shared.stalled_until(Instant::now()) {
+            tokio::time::sleep_until(until.into()).await;
+        }
+        shared.stats.served(received.elapsed());
+        resp
+    }))
 }
 
 /// The end of a request's processing: cpu spin, then the fail coin, then the
@@ -295,22 +233,6 @@ fn process(shared: &Shared, close: bool) -> Resp {
         headers.insert(CONNECTION, CLOSE);
     }
     resp
-}
-
-/// The cpu spin, then the fail coin: true when this request is to fail
-/// (counted in `responses_failed`). Shared by HTTP and gRPC answers.
-pub(crate) fn spin_and_toss(shared: &Shared) -> bool {
-    if !shared.cpu.is_zero() {
-        let start = Instant::now();
-        while start.elapsed() < shared.cpu {
-            std::hint::spin_loop();
-        }
-    }
-    let failed = shared.fail_rate > 0.0 && rand::rng().random_bool(shared.fail_rate);
-    if failed {
-        shared.stats.response_failed();
-    }
-    failed
 }
 
 /// What a gRPC request to a listener without the Greeter is told.
