@@ -9,7 +9,7 @@ pub fn http1_head(data: &[u8]) {
 
 /// HTTP/2 frames after the server's SETTINGS, HPACK blocks included.
 pub fn http2_frames(data: &[u8]) {
-    let mut reader = crate::http2::read::FrameReader::new();
+    let mut reader = crate::http2::frame_events::FrameReader::new();
     let mut out = Vec::new();
     let settings = [0, 0, 0, f::SETTINGS, 0, 0, 0, 0, 0];
     let mut bytes = settings.to_vec();

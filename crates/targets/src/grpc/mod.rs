@@ -162,9 +162,9 @@ impl GrpcTarget {
         let h2 = match &self.tls {
             Some(tls) => {
                 let stream = tls.handshake(tcp, self.connect_timeout).await?;
-                crate::http2::h2crate::H2Conn::handshake(stream).await?
+                crate::http2::h2_crate_client::H2Conn::handshake(stream).await?
             }
-            None => crate::http2::h2crate::H2Conn::handshake(tcp).await?,
+            None => crate::http2::h2_crate_client::H2Conn::handshake(tcp).await?,
         };
         let (service, _) = schema::split_call(&self.call).map_err(RequestError::protocol)?;
         let work = reflect::service_pool(&h2, &self.origin, service);

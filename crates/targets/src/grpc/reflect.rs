@@ -1,7 +1,7 @@
 //! gRPC server reflection: the descriptors of a service, asked of the
 //! server itself (`grpc.reflection.v1alpha`, the one every implementation
 //! offers, then `v1`), with the files they import.
-use crate::http2::h2crate::H2Conn;
+use crate::http2::h2_crate_client::H2Conn;
 use http::Uri;
 use prost::Message;
 use prost_reflect::prost_types::FileDescriptorProto;

@@ -3,8 +3,8 @@
 //! frames, and records each answer on its request's stream.
 use crate::http2::frame as f;
 use crate::http2::frame::Head;
-use crate::http2::read::{Event, FrameReader};
-use crate::http2::wire::{Shared, Stream, UNLIMITED_STREAMS};
+use crate::http2::frame_events::{Event, FrameReader};
+use crate::http2::state::{Shared, Stream, UNLIMITED_STREAMS};
 use crate::{ErrorKind, RequestError};
 use std::future::Future;
 use std::pin::Pin;

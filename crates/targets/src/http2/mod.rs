@@ -3,11 +3,12 @@
 //! it.
 pub(crate) mod driver;
 pub(crate) mod frame;
-pub(crate) mod h2crate;
-pub(crate) mod read;
+pub(crate) mod frame_events;
+pub(crate) mod h2_crate_client;
+pub(crate) mod state;
 pub mod wire;
 
-use crate::http2::h2crate::H2Conn;
+use crate::http2::h2_crate_client::H2Conn;
 use crate::http2::wire::H2Wire;
 use crate::request::{H2Request, HttpRequest};
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};

@@ -3,8 +3,8 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
-pub(crate) mod libpq;
 mod params;
+pub(crate) mod settings;
 mod stream;
 pub(crate) mod wire;
 

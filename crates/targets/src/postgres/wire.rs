@@ -99,7 +99,24 @@ impl PgWire {
         let mut out = BytesMut::new();
         frontend::startup_message(params, &mut out).map_err(RequestError::protocol)?;
         self.send(&out).await?;
-        let password = config.get_password();
+        self.authenticate(&user, config.get_password()).await?;
+        loop {
+            match self.message().await? {
+                Message::ReadyForQuery(_) => return Ok(()),
+                Message::ErrorResponse(body) => return Err(db_error(&body)),
+                _ => {}
+            }
+        }
+    }
+
+    /// The authentication exchange, to AuthenticationOk: cleartext, MD5 or
+    /// SCRAM-SHA-256, as the server asks.
+    async fn authenticate(
+        &mut self,
+        user: &str,
+        password: Option<&[u8]>,
+    ) -> Result<(), RequestError> {
+        let mut out = BytesMut::new();
         let need = || {
             RequestError::broken(
                 ErrorKind::Protocol,
@@ -164,13 +181,7 @@ impl PgWire {
                 self.send(&out).await?;
             }
         }
-        loop {
-            match self.message().await? {
-                Message::ReadyForQuery(_) => return Ok(()),
-                Message::ErrorResponse(body) => return Err(db_error(&body)),
-                _ => {}
-            }
-        }
+        Ok(())
     }
 
     async fn prepare(&mut self, query: &str, given: usize) -> Result<(), RequestError> {
@@ -279,6 +290,12 @@ impl PgWire {
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
             });
         }
+        self.read_answer(reused).await
+    }
+
+    /// Reads the answer to ReadyForQuery, counting rows; the first error
+    /// that leaves the session usable is returned after it.
+    async fn read_answer(&mut self, reused: bool) -> Result<Reply, RequestError> {
         let mut rows = 0u64;
         let mut failed: Option<RequestError> = None;
         let mut answered = false;

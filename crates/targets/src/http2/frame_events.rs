@@ -79,15 +79,7 @@ impl FrameReader {
         let id = head.stream;
         let end = head.flags & f::END_STREAM != 0;
         if let Some((cont, end)) = self.continued {
-            if head.kind != f::CONTINUATION || id != cont {
-                return Err(RequestError::protocol("HTTP/2 header block interrupted"));
-            }
-            self.block.extend_from_slice(payload);
-            if head.flags & f::END_HEADERS != 0 {
-                self.continued = None;
-                self.header_block(id, end)?;
-            }
-            return Ok(());
+            return self.continuation(head, payload, cont, end);
         }
         match head.kind {
             f::DATA => {
@@ -110,29 +102,9 @@ impl FrameReader {
             }
             f::SETTINGS if head.flags & f::ACK != 0 => {}
             f::SETTINGS if payload.chunks_exact(6).remainder().is_empty() => {
-                for entry in payload.chunks(6) {
-                    let key = u16::from_be_bytes([entry[0], entry[1]]);
-                    let value = f::u32_at(&entry[2..]) as usize;
-                    if key == f::SETTINGS_MAX_CONCURRENT_STREAMS {
-                        self.streams = Some(value);
-                    } else if key == f::SETTINGS_INITIAL_WINDOW_SIZE {
-                        self.events.push(Event::InitialWindow(value as u32));
-                    } else if key == f::SETTINGS_MAX_FRAME_SIZE {
-                        self.events.push(Event::MaxFrame(value as u32));
-                    }
-                }
-                f::put_head(out, 0, f::SETTINGS, f::ACK, 0);
-                self.settings_seen = true;
+                self.settings(payload, out);
             }
-            f::PING if payload.len() == 8 => {
-                if head.flags & f::ACK != 0 {
-                    self.pong = true;
-                } else {
-                    let mut data = [0; 8];
-                    data.copy_from_slice(payload);
-                    f::put_ping(out, f::ACK, &data);
-                }
-            }
+            f::PING if payload.len() == 8 => self.ping(head, payload, out),
             f::GOAWAY if payload.len() >= 8 => {
                 let last = f::u32_at(payload) & f::MAX_WINDOW;
                 let code = f::u32_at(&payload[4..]);
@@ -159,6 +131,54 @@ impl FrameReader {
             _ => {}
         }
         Ok(())
+    }
+
+    /// The rest of a header block, which nothing may interrupt.
+    #[inline]
+    fn continuation(
+        &mut self,
+        head: &Head,
+        payload: &[u8],
+        cont: u32,
+        end: bool,
+    ) -> Result<(), RequestError> {
+        if head.kind != f::CONTINUATION || head.stream != cont {
+            return Err(RequestError::protocol("HTTP/2 header block interrupted"));
+        }
+        self.block.extend_from_slice(payload);
+        if head.flags & f::END_HEADERS != 0 {
+            self.continued = None;
+            self.header_block(head.stream, end)?;
+        }
+        Ok(())
+    }
+
+    /// The server's SETTINGS: the limits the connection keeps, and the ACK.
+    fn settings(&mut self, payload: &[u8], out: &mut Vec<u8>) {
+        for entry in payload.chunks(6) {
+            let key = u16::from_be_bytes([entry[0], entry[1]]);
+            let value = f::u32_at(&entry[2..]) as usize;
+            if key == f::SETTINGS_MAX_CONCURRENT_STREAMS {
+                self.streams = Some(value);
+            } else if key == f::SETTINGS_INITIAL_WINDOW_SIZE {
+                self.events.push(Event::InitialWindow(value as u32));
+            } else if key == f::SETTINGS_MAX_FRAME_SIZE {
+                self.events.push(Event::MaxFrame(value as u32));
+            }
+        }
+        f::put_head(out, 0, f::SETTINGS, f::ACK, 0);
+        self.settings_seen = true;
+    }
+
+    /// A PING answered, or the answer to ours.
+    fn ping(&mut self, head: &Head, payload: &[u8], out: &mut Vec<u8>) {
+        if head.flags & f::ACK != 0 {
+            self.pong = true;
+        } else {
+            let mut data = [0; 8];
+            data.copy_from_slice(payload);
+            f::put_ping(out, f::ACK, &data);
+        }
     }
 
     /// Decodes a whole header block (every block, to keep HPACK's table in

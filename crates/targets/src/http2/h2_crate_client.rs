@@ -50,7 +50,7 @@ impl H2Conn {
     pub(crate) fn streams(&self) -> usize {
         self.sender
             .current_max_send_streams()
-            .clamp(1, crate::http2::wire::UNLIMITED_STREAMS)
+            .clamp(1, crate::http2::state::UNLIMITED_STREAMS)
     }
 
     /// A second handle to the same connection.
