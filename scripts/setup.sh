@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing poolbench needs on a fresh Debian
-# machine: a Rust toolchain with rustfmt and clippy, Chromium, python3, and
-# Python's grpcio and h2 packages.
+# machine: a Rust toolchain with rustfmt and clippy, Chromium, openssl,
+# the ShellCheck linter, python3, and Python's grpcio, h2 and
+# kubernetes-validate packages. Idempotent: when everything is there it prints nothing.
+# scripts/test.sh runs it first; scripts/services.sh installs the servers
+# (PostgreSQL, Redis, nginx) itself.
 set -euo pipefail
 if ! command -v cargo >/dev/null; then
     curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
@@ -18,6 +21,10 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want
 command -v openssl >/dev/null || want+=(openssl)
 # deploy/kubernetes/validate.sh lints its scripts with shellcheck.
 command -v shellcheck >/dev/null || want+=(shellcheck)
+# Tests signal their children with kill(1) (procps) and put shards in
+# network namespaces (iproute2) where that is allowed.
+[ -x /bin/kill ] || [ -x /usr/bin/kill ] || want+=(procps)
+command -v ip >/dev/null || want+=(iproute2)
 if [ ${#want[@]} -gt 0 ]; then
     $sudo apt-get update -q >/dev/null
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Every test of the workspace: unit, end-to-end against the built-in server,
-# the binary's own, and those against real PostgreSQL and Redis, which this
-# script starts on free loopback ports (scripts/services.sh) and stops after.
+# the binary's own, and those against real PostgreSQL, Redis and nginx,
+# which this script starts on free loopback ports (scripts/services.sh) and
+# stops after. It first installs what the tests need (scripts/setup.sh:
+# Chromium, Python's grpcio and h2, shellcheck, kubernetes-validate; the
+# services' packages come with services.sh): on a fresh machine it needs
+# nothing run before it, and when all is there it costs about a second
+# and prints nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh
 services_dir=$(mktemp -d /tmp/poolbench-services.XXXXXX)
 cleanup() {
     scripts/services.sh stop "$services_dir" || true
