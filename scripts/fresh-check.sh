@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The README's test command on a fresh machine: a clean Debian bookworm root
+# made with debootstrap, holding only what a new machine has (the Rust
+# toolchain, copied from this one; git, curl, ca-certificates), a fresh
+# clone of COMMIT, and `scripts/test.sh` run there with nothing before it.
+# It proves test.sh installs everything the tests need by itself.
+#
+#   scripts/fresh-check.sh [COMMIT]      (default: HEAD; needs root)
+#
+# The base root is kept in $FRESH_CACHE (default /var/tmp/poolbench-fresh)
+# as a tarball and unpacked anew for every check; the check's root is
+# removed after. Prints the build and test times and test.sh's exit code,
+# which it exits with.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+commit=$(git rev-parse "${1:-HEAD}")
+cache=${FRESH_CACHE:-/var/tmp/poolbench-fresh}
+[ "$(id -u)" = 0 ] || { echo "fresh-check.sh: needs root (debootstrap, chroot, mounts)" >&2; exit 2; }
+command -v debootstrap >/dev/null || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+}
+mkdir -p "$cache"
+base="$cache/bookworm-base.tar"
+if [ ! -f "$base" ]; then
+    echo "fresh-check: debootstrap bookworm (once; kept in $base)"
+    stage=$(mktemp -d "$cache/stage.XXXXXX")
+    debootstrap --variant=minbase --include=git,curl,ca-certificates,python3 \
+        bookworm "$stage" http://deb.debian.org/debian >"$cache/debootstrap.log" 2>&1
+    tar -C "$stage" -cf "$base" .
+    rm -rf "$stage"
+fi
+
+root=$(mktemp -d /var/tmp/poolbench-fresh-root.XXXXXX)
+mounts=()
+# shellcheck disable=SC2317  # called by the trap
+cleanup() {
+    local i
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
+        umount -l "${mounts[i]}" 2>/dev/null || true
+    done
+    rm -rf --one-file-system "$root"
+}
+trap cleanup EXIT
+tar -C "$root" -xf "$base"
+for m in proc sys dev dev/pts; do
+    mount --bind "/$m" "$root/$m"
+    mounts+=("$root/$m")
+done
+mkdir -p "$root/dev/shm"
+mount -t tmpfs tmpfs "$root/dev/shm"
+mounts+=("$root/dev/shm")
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+
+# The Rust toolchain, as rustup installs it (the only thing a fresh machine
+# is given here besides the base system).
+mkdir -p "$root/root/.cargo"
+cp -a "$HOME/.rustup" "$root/root/.rustup"
+cp -a "$HOME/.cargo/bin" "$root/root/.cargo/bin"
+
+git clone -q --no-local "$PWD" "$root/root/poolbench"
+git -C "$root/root/poolbench" checkout -q "$commit"
+echo "fresh-check: $commit in a clean bookworm root at $root"
+
+# The build is timed apart from the run (test.sh itself builds what is
+# missing): first `cargo test --no-run` after setup, then test.sh whole.
+inside() {
+    chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+        PATH=/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        /bin/bash -c "cd /root/poolbench && $1"
+}
+start=$(date +%s)
+set +e
+inside 'scripts/setup.sh'
+setup_rc=$?
+built=$(date +%s)
+inside 'cargo test --workspace --locked --no-run --quiet'
+build_rc=$?
+tests_from=$(date +%s)
+inside 'scripts/test.sh'
+rc=$?
+set -e
+end=$(date +%s)
+echo "fresh-check: setup $((built - start)) s (exit $setup_rc), build $((tests_from - built)) s (exit $build_rc), scripts/test.sh $((end - tests_from)) s (exit $rc)"
+exit "$rc"
