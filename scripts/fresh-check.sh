@@ -50,6 +50,13 @@ mkdir -p "$root/dev/shm"
 mount -t tmpfs tmpfs "$root/dev/shm"
 mounts+=("$root/dev/shm")
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This network's own certificate authorities (a TLS-inspecting egress
+# proxy, where there is one), as this machine trusts them: part of the
+# network, not of the project.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates >/dev/null 2>&1
+fi
 
 # The Rust toolchain, as rustup installs it (the only thing a fresh machine
 # is given here besides the base system).
@@ -65,6 +72,9 @@ echo "fresh-check: $commit in a clean bookworm root at $root"
 # missing): first `cargo test --no-run` after setup, then test.sh whole.
 inside() {
     chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+        SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
+        PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+        REQUESTS_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
         PATH=/root/.cargo/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         /bin/bash -c "cd /root/poolbench && $1"
 }
