@@ -156,9 +156,20 @@ fn a_database_that_goes_away_mid_run_is_counted_and_recovered_from() {
     );
     let after = after.iter().sum::<u64>() * 10 / after.len() as u64;
     assert!(first > 0, "{ok:?}");
+    // A failure says what the machine and the pool did meanwhile, to tell
+    // a slow host from a slow recovery: the generator's and the machine's
+    // CPU, the generator's hiccups, connections opened and closed, and the
+    // pool's own counters.
     assert!(
         after * 2 >= first,
-        "back to full throughput: {after} per second after the return against {first} in the first ({ok:?})"
+        "back to full throughput: {after} per second after the return against {first} in the first ({ok:?}); \
+         generator cpu {}, machine cpu {}, hiccups p99 {} µs, connections {}, pool {}, errors {}",
+        c["generator_cpu"],
+        c["machine_cpu"],
+        c["generator_hiccups_us"]["p99"],
+        c["connections"],
+        c["pool"],
+        c["errors"]
     );
 }
 
