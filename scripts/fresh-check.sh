@@ -31,6 +31,8 @@ if [ ! -f "$base" ]; then
 fi
 
 root=$(mktemp -d /var/tmp/poolbench-fresh-root.XXXXXX)
+# The root of a system: everyone may enter it (the postgres user must).
+chmod 755 "$root"
 mounts=()
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
