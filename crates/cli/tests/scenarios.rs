@@ -3,6 +3,9 @@
 //! expectation exits 1, and bad scenario files are refused with the line
 //! and column. The database scenario needs the PostgreSQL and Redis that
 //! scripts/test.sh starts.
+/// The scenarios measure: one at a time, not beside each other or another
+/// timed or heavy test.
+use crate::turns::ONE_AT_A_TIME;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -56,9 +59,6 @@ fn shortened(name: &str, shorter: &[(&str, &str)]) -> String {
     }
     toml
 }
-
-/// The scenarios measure: one at a time, not beside each other.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn passes(name: &str, shorter: &[(&str, &str)]) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
