@@ -2,9 +2,9 @@
 //! started by scripts/services.sh; a `poolbench serve` killed and started
 //! again): errors are counted, the run completes, the pool recovers, the
 //! `outage` pitfall says when, and the workers back off instead of
-//! spinning on refused connects. The tests take turns (`crate::turns`), so
-//! no other timed or heavy test shares the machine while throughput before
-//! and after is compared.
+//! spinning on refused connects. The tests take turns (`crate::turns`, in
+//! the `alone` test binary), so no other load shares the machine while
+//! throughput before and after is compared.
 
 use crate::services::{self, run_json, OwnPostgres, OwnRedis};
 use crate::turns::ONE_AT_A_TIME;

@@ -118,6 +118,7 @@ fn pool_size_grid_passes_its_expectations() {
 
 #[test]
 fn a_failed_expectation_exits_1_and_says_which() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The file's own output: written though an expectation failed.
     let saved = std::env::temp_dir().join(format!(
         "poolbench-scenario-out-{}.json",
@@ -207,6 +208,7 @@ fn a_scenario_needing_postgres_says_how_to_start_it() {
 
 #[test]
 fn a_step_ramps_through_its_stages() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (code, stdout, stderr) = run_toml(
         "stages",
         &one_step(

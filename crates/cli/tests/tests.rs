@@ -1,8 +1,9 @@
-//! The binary's integration tests, one test binary (it links once): each
-//! module one concern, most running `poolbench` itself. `support` drives
-//! servers written in Python, `services` the real PostgreSQL, Redis and
-//! nginx that scripts/test.sh starts; tests that time what they measure
-//! or load the whole machine take turns (`turns`).
+//! The binary's integration tests, one test binary (it links once) beside
+//! `alone` (tests/alone.rs): each module one concern, most running
+//! `poolbench` itself. `support` drives servers written in Python,
+//! `services` the real PostgreSQL, Redis and nginx that scripts/test.sh
+//! starts; tests that time what they measure or load the whole machine
+//! take turns (`turns`).
 mod services;
 mod support;
 mod turns;
@@ -19,15 +20,11 @@ mod grpc_calls;
 mod h2_cross;
 mod hostile;
 mod html_report;
-mod interrupt;
 mod kubernetes;
 mod merge;
 mod nginx;
-mod outage;
 mod ramp;
 mod requests;
-mod scale;
-mod scenarios;
 mod service;
 mod shards;
 mod slo;

@@ -1,9 +1,11 @@
 //! Tests that time what they measure, and tests that load the whole
-//! machine, take turns: all of this binary's tests share one process, so
-//! without this an outage's before-and-after throughput, a signal timed
-//! against the grid, a scenario's expectations or two runs compared could
-//! be measured beside two thousand workers, three shards or Chromium.
-//! Everything else runs beside them as the test harness schedules it.
+//! machine, take turns. All tests of one test binary share its process, so
+//! without this a scenario's expectations, two runs compared or an
+//! outage's throughput before and after could be measured beside two
+//! thousand workers, three shards or Chromium. In `alone` every test that
+//! makes load takes its turn (one at a time, as each of those files had
+//! its binary to itself); in `tests` the timed and heavy ones do, and the
+//! rest runs beside them as the test harness schedules it.
 use std::sync::Mutex;
 
 /// Held for the length of a turn:
