@@ -1,5 +1,6 @@
 //! `poolbench compare`: a server made slower shows a significant drop that
 //! `--fail-if` turns into exit 1; two runs of the same build cross no bound.
+use crate::turns::ONE_AT_A_TIME;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -29,6 +30,7 @@ fn result(name: &str, delay: &str) -> PathBuf {
 
 #[test]
 fn a_slower_server_is_a_significant_drop_and_fails_the_bound() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let base = result("base", "1ms");
     let again = result("again", "1ms");
     let slow = result("slow", "6ms");

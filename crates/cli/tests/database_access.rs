@@ -3,9 +3,8 @@
 //! tokio-postgres clients), a Unix-domain socket, parameters bound per
 //! request, `rediss://`, a password kept off the command line. The servers are the real ones scripts/test.sh
 //! starts; the certificate check is the servers' own CA's.
-mod services;
+use crate::services::{self, pg_socket_dir, pg_url, redis_url, rediss_url, run_json, test_ca};
 use serde_json::Value;
-use services::{pg_socket_dir, pg_url, redis_url, rediss_url, run_json, test_ca};
 use std::process::Command;
 
 /// Every cell ran, did requests, and none failed.

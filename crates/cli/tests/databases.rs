@@ -1,9 +1,8 @@
 //! `postgres://` and `redis://` targets against real servers (started by
 //! scripts/test.sh): every strategy, the library baselines, connection
 //! counts as the server sees them, and bad input.
-mod services;
 
-use services::{pg_scalar, pg_url, redis_url, run_json};
+use crate::services::{self, pg_scalar, pg_url, redis_url, run_json};
 use std::process::Command;
 use std::time::{Duration, Instant};
 

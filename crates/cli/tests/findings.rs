@@ -1,8 +1,7 @@
 //! Findings that hold for a server poolbench did not start and cannot
 //! read counters from: Python's http.server, slow or frozen.
-mod support;
+use crate::support::{run, Recorder};
 use std::process::Command;
-use support::{run, Recorder};
 
 fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
     r["pitfalls"]

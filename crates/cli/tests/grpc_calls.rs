@@ -1,10 +1,9 @@
 //! Any unary gRPC method, described by a .proto file or by the server's
 //! reflection, called with a JSON message, against a server written in
 //! Python (grpcio) with its own proto.
-mod support;
+use crate::support::{run, PyGrpc, PROTO_ROOT};
 use serde_json::Value;
 use std::collections::BTreeSet;
-use support::{run, PyGrpc, PROTO_ROOT};
 
 const CREATE: &str = "shop.v1.Orders/Create";
 const DATA: &str = r#"{"item": {random:1..3}, "customer": "c{seq}", "tags": ["x"], "price": {"currency": "EUR", "units": 5}}"#;

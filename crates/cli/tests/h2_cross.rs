@@ -2,9 +2,8 @@
 //! the same built-in server: both complete every request, the server counts
 //! what each says it sent, and both survive a server that closes every
 //! connection after 50 requests (GOAWAY) without errors.
-mod services;
+use crate::services::{run_json, Serve};
 use serde_json::Value;
-use services::{run_json, Serve};
 
 fn cell(server: &Serve, client: &str) -> Value {
     let url = server.url("/").replace("http://", "h2c://");

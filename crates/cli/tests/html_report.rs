@@ -3,6 +3,7 @@
 //! chart drew its lines, nothing failed to load, and a screenshot is kept in
 //! the test's temp dir. `poolbench report` renders a saved JSON again, the
 //! same page.
+use crate::turns::ONE_AT_A_TIME;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,6 +44,7 @@ fn headless(file: &Path, extra: &[String]) -> (String, String) {
 
 #[test]
 fn the_html_report_draws_every_chart_in_chromium() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let dir: PathBuf = std::env::temp_dir().join(format!("poolbench-html-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let html = dir.join("report.html");

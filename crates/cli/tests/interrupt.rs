@@ -1,14 +1,13 @@
 //! Ctrl-C and SIGTERM in the middle of a grid keep what was measured: the
 //! report, the `-o` JSON with the finished cells and the interrupted one,
 //! and exit 130 or 143. A second signal ends the process at once.
+/// The tests time signals against the grid: they take turns with the other
+/// timed and heavy tests, so none waits for the cores while another runs.
+use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The tests time signals against the grid: one at a time, so none waits
-/// for the cores while another runs.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn out_file(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("poolbench-int-{name}-{}.json", std::process::id()))

@@ -1,9 +1,8 @@
 //! `poolbench merge`: results of the same plan add up exactly (counts,
 //! histograms, timelines); results of different plans are refused. Two
 //! load processes drive one `poolbench serve`, as two machines would.
-mod services;
+use crate::services::Serve;
 use serde_json::Value;
-use services::Serve;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -1,9 +1,8 @@
 //! nginx (the OS package, started by scripts/services.sh) as the target:
 //! HTTP/1.1 and h2c against a server nobody here wrote, and its own
 //! connection counters (stub_status) agreeing with what poolbench reports.
-mod services;
+use crate::services::{nginx_urls, run_json};
 use serde_json::Value;
-use services::{nginx_urls, run_json};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 

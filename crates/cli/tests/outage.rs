@@ -2,16 +2,15 @@
 //! started by scripts/services.sh; a `poolbench serve` killed and started
 //! again): errors are counted, the run completes, the pool recovers, the
 //! `outage` pitfall says when, and the workers back off instead of
-//! spinning on refused connects. The tests take turns, so no other load
-//! shares the machine while throughput before and after is compared.
-mod services;
+//! spinning on refused connects. The tests take turns (`crate::turns`, in
+//! the `alone` test binary), so no other load shares the machine while
+//! throughput before and after is compared.
 
+use crate::services::{self, run_json, OwnPostgres, OwnRedis};
+use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
-use services::{run_json, OwnPostgres, OwnRedis};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The `outage` pitfall's evidence.
 fn outage(r: &Value) -> String {

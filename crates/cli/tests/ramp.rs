@@ -3,7 +3,7 @@
 //! ramp rises and shrinks back to 4 after the overflow grace once it falls;
 //! the report names where throughput stopped growing and where p99 crossed
 //! the SLO.
-mod services;
+use crate::services;
 use serde_json::Value;
 use std::process::Command;
 

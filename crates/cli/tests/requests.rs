@@ -1,8 +1,7 @@
 //! The request a user describes (method, headers, body, placeholders)
 //! reaches a server written in Python, not only the built-in one.
-mod support;
+use crate::support::{run, Recorder};
 use serde_json::Value;
-use support::{run, Recorder};
 
 #[test]
 fn a_post_with_headers_and_a_templated_body_reaches_a_python_server() {

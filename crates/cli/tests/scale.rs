@@ -1,10 +1,12 @@
 //! Two thousand workers on one machine: every one of them busy, every
 //! connection seen by the server. Not timed: throughput follows from
 //! Little's law against the server's 100 ms.
+use crate::turns::ONE_AT_A_TIME;
 use std::process::Command;
 
 #[test]
 fn two_thousand_workers_all_work() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args([
             "run",

@@ -3,6 +3,9 @@
 //! expectation exits 1, and bad scenario files are refused with the line
 //! and column. The database scenario needs the PostgreSQL and Redis that
 //! scripts/test.sh starts.
+/// The scenarios measure: one at a time, not beside each other or another
+/// timed or heavy test.
+use crate::turns::ONE_AT_A_TIME;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -56,9 +59,6 @@ fn shortened(name: &str, shorter: &[(&str, &str)]) -> String {
     }
     toml
 }
-
-/// The scenarios measure: one at a time, not beside each other.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn passes(name: &str, shorter: &[(&str, &str)]) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
@@ -118,6 +118,7 @@ fn pool_size_grid_passes_its_expectations() {
 
 #[test]
 fn a_failed_expectation_exits_1_and_says_which() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The file's own output: written though an expectation failed.
     let saved = std::env::temp_dir().join(format!(
         "poolbench-scenario-out-{}.json",
@@ -207,6 +208,7 @@ fn a_scenario_needing_postgres_says_how_to_start_it() {
 
 #[test]
 fn a_step_ramps_through_its_stages() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (code, stdout, stderr) = run_toml(
         "stages",
         &one_step(

@@ -1,8 +1,8 @@
 //! Service mode against real PostgreSQL and Redis (started by
 //! scripts/test.sh): nested-checkout starvation and its fix, and the cache.
-mod services;
 
-use services::{pg_url, redis_url, run_json, Serve};
+use crate::services::{pg_url, redis_url, run_json, Serve};
+use crate::turns::ONE_AT_A_TIME;
 use std::time::{Duration, Instant};
 
 fn cell(result: &serde_json::Value) -> &serde_json::Value {
@@ -26,6 +26,7 @@ fn load(url: &str, c: &str, duration: &str) -> serde_json::Value {
 
 #[test]
 fn nested_checkout_starves_a_small_pool_and_a_big_one_fixes_it() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let db = pg_url();
     let small = Serve::start(&[
         "--db",
@@ -96,6 +97,7 @@ fn nested_checkout_starves_a_small_pool_and_a_big_one_fixes_it() {
 
 #[test]
 fn the_cache_makes_a_slow_database_at_least_one_and_a_half_times_faster() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let db = pg_url();
     let common = [
         "--db",

@@ -5,6 +5,7 @@
 //! must be what the shards sent. Where network namespaces cannot be made
 //! (no root, no `ip`), the shards run as plain processes on loopback, and
 //! the test says so.
+use crate::turns::ONE_AT_A_TIME;
 use base64::Engine;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -183,6 +184,7 @@ fn histogram(encoded: &str) -> hdrhistogram::Histogram<u64> {
 
 #[test]
 fn three_shards_in_their_own_namespaces_merge_into_the_plan() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let net = match Net::create() {
         Ok(net) => Some(net),
         Err(why) => {

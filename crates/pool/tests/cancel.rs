@@ -5,9 +5,8 @@
 //!
 //! Current-thread runtime: a spawned task that has started and yielded is
 //! parked inside `acquire`.
-mod common;
 
-use common::{bounded, cfg, distinct_ids, strategy, take_all, until_set, Fake};
+use crate::common::{bounded, cfg, distinct_ids, strategy, take_all, until_set, Fake};
 use poolbench_pool::Strategy;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;

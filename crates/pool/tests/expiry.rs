@@ -6,9 +6,8 @@
 //! short limits. Tests named `*_on_checkout` build their strategy outside a
 //! runtime, so that no background reaper runs and only checkouts and
 //! returns can close connections.
-mod common;
 
-use common::{bounded, cfg, distinct_ids, runtime, strategy, take_all, Fake};
+use crate::common::{bounded, cfg, distinct_ids, runtime, strategy, take_all, Fake};
 use poolbench_pool::PoolConfig;
 use std::time::{Duration, Instant};
 

@@ -4,9 +4,8 @@
 //!
 //! Every test runs on a current-thread runtime, so "parked" is exact: a task
 //! that has started and yielded is inside `acquire`, queued.
-mod common;
 
-use common::{bounded, cfg, poll_once, strategy, until_set, Fake};
+use crate::common::{bounded, cfg, poll_once, strategy, until_set, Fake};
 use poolbench_pool::{Lease, Strategy};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};

@@ -2,9 +2,8 @@
 //! from an exhausted strategy would wait on itself. With `fail_on_nested`
 //! it is refused at once; either way the wait is counted. A different task
 //! waiting is not nested.
-mod common;
 
-use common::{bounded, cfg, strategy, until_set, AcqErr, Fake};
+use crate::common::{bounded, cfg, strategy, until_set, AcqErr, Fake};
 use poolbench_pool::{AcquireError, PoolConfig, Strategy};
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;

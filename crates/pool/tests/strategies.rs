@@ -1,7 +1,6 @@
 //! What each strategy does with requests, and strategy names.
-mod common;
 
-use common::{bounded, cfg, distinct_ids, poll_once, spec, strategy, take_all, Fake};
+use crate::common::{self, bounded, cfg, distinct_ids, poll_once, spec, strategy, take_all, Fake};
 use poolbench_pool::{AcquireError, BuildError, PoolConfig, Strategy, StrategySpec};
 use std::time::Duration;
 

@@ -7,9 +7,8 @@
 //! allows; no connection leased to two holders at once; at the end nothing
 //! is in use, every connection opened is closed or idle, and the counters
 //! agree with the connector.
-mod common;
 
-use common::{bounded, strategy, take_all, until_set, Fake, InUse};
+use crate::common::{self, bounded, strategy, take_all, until_set, Fake, InUse};
 use poolbench_pool::{Lease, PoolConfig, Strategy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

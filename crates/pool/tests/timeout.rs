@@ -1,8 +1,7 @@
 //! Checkout timeouts: they fire on time (real time, within 10 ms of the
 //! deadline), are counted, cover connecting too, and are finite by default.
-mod common;
 
-use common::{bounded, cfg, strategy, take_all, Fake};
+use crate::common::{bounded, cfg, strategy, take_all, Fake};
 use poolbench_pool::{AcquireError, PoolConfig, Strategy};
 use std::time::{Duration, Instant};
 

@@ -1,10 +1,8 @@
 //! Connection lifetime: max_requests_per_conn, keep-alive idle timeout, shutdown.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{get1, get2, start, within};
+use crate::common::{self, get1, get2, start, within};
 use http::StatusCode;
 use poolbench_server::ServerConfig;
 use tokio::io::AsyncReadExt;

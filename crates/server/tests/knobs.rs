@@ -1,10 +1,8 @@
 //! Behaviour knobs: fail_rate, max_inflight with delay, cpu.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{get1, start, within};
+use crate::common::{self, get1, start, within};
 use http::StatusCode;
 use poolbench_server::ServerConfig;
 

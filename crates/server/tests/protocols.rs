@@ -1,8 +1,6 @@
 //! HTTP/1.1 and h2c (prior knowledge) on the same port; the response itself.
 
-mod common;
-
-use common::{get1, get2, start, within};
+use crate::common::{self, get1, get2, start, within};
 use http::{StatusCode, Version};
 use poolbench_server::ServerConfig;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

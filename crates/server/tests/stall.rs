@@ -1,10 +1,8 @@
 //! `stall`: the whole server freezes at the start of every period.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{get1, start, within};
+use crate::common::{self, get1, start, within};
 use poolbench_server::{ConfigError, ServerConfig};
 
 #[tokio::test]

@@ -1,8 +1,6 @@
 //! The /_poolbench/stats endpoints.
 
-mod common;
-
-use common::{get1, send1, start, stats_over, within};
+use crate::common::{self, get1, send1, start, stats_over, within};
 use http::{Method, StatusCode};
 use poolbench_server::ServerConfig;
 

@@ -1,6 +1,6 @@
 //! Real PostgreSQL and Redis for the tests: scripts/test.sh starts them and
 //! hands over their URLs; a test that needs them and finds none fails.
-#![allow(dead_code)]
+#![allow(dead_code)] // each test binary (tests, alone) uses its part
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -1,7 +1,6 @@
 //! Servers nobody here wrote, for tests: Python's standard library
 //! (`recording_server.py`) and grpcio (`grpc_server.py`), and a way to run
 //! poolbench against them.
-#![allow(dead_code)] // each test binary uses its part
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -1,5 +1,4 @@
 //! Helpers shared by the integration tests: a server on 127.0.0.1:0 and hyper clients.
-#![allow(dead_code)]
 
 use std::future::Future;
 use std::io;

@@ -1,0 +1,30 @@
+//! The binary's integration tests, one test binary (it links once) beside
+//! `alone` (tests/alone.rs): each module one concern, most running
+//! `poolbench` itself. `support` drives servers written in Python,
+//! `services` the real PostgreSQL, Redis and nginx that scripts/test.sh
+//! starts; tests that time what they measure or load the whole machine
+//! take turns (`turns`).
+mod services;
+mod support;
+mod turns;
+
+mod bad_input;
+mod bad_input_matrix;
+mod commands;
+mod compare;
+mod database_access;
+mod databases;
+mod findings;
+mod formats;
+mod grpc_calls;
+mod h2_cross;
+mod hostile;
+mod html_report;
+mod kubernetes;
+mod merge;
+mod nginx;
+mod ramp;
+mod requests;
+mod service;
+mod shards;
+mod slo;
