@@ -43,6 +43,9 @@ cleanup() {
     rm -rf --one-file-system "$root"
 }
 trap cleanup EXIT
+# A stop (Ctrl-C, kill) ends the check through the cleanup above.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 tar -C "$root" -xf "$base"
 for m in proc sys dev dev/pts; do
     mount --bind "/$m" "$root/$m"
