@@ -31,8 +31,6 @@ if [ ! -f "$base" ]; then
 fi
 
 root=$(mktemp -d /var/tmp/poolbench-fresh-root.XXXXXX)
-# The root of a system: everyone may enter it (the postgres user must).
-chmod 755 "$root"
 mounts=()
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
@@ -47,6 +45,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 tar -C "$root" -xf "$base"
+# The root of a system: everyone may enter it (the postgres user must);
+# the tarball's "." kept the mode of debootstrap's temp dir.
+chmod 755 "$root"
 for m in proc sys dev dev/pts; do
     mount --bind "/$m" "$root/$m"
     mounts+=("$root/$m")
