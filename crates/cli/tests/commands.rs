@@ -1,4 +1,5 @@
 //! The binary end to end: `run` on the built-in server, `serve`.
+use crate::turns::ONE_AT_A_TIME;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
@@ -238,6 +239,7 @@ fn serve_names_each_listener_and_every_protocol_answers() {
 
 #[test]
 fn equal_strategies_are_shown_as_a_tie_not_as_slower() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Two pools larger than c behind a 20 ms server: the same throughput
     // (c ÷ 20 ms) within timer noise.
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))

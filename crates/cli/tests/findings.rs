@@ -1,6 +1,7 @@
 //! Findings that hold for a server poolbench did not start and cannot
 //! read counters from: Python's http.server, slow or frozen.
 use crate::support::{run, Recorder};
+use crate::turns::ONE_AT_A_TIME;
 use std::process::Command;
 
 fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
@@ -13,6 +14,7 @@ fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Val
 
 #[test]
 fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recommended() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = Recorder::start("ceiling");
     let r = run(&[
         &server.url("/sleep/200/x"),
@@ -43,6 +45,7 @@ fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recomme
 
 #[test]
 fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = Recorder::start("frozen");
     let url = server.url("/sleep/3000/x");
     let r = run(&[
@@ -83,6 +86,7 @@ fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
 
 #[test]
 fn the_knee_of_a_python_service_with_four_workers() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // 4 requests at once, 20 ms each: 200 req/s at c=4, then only the
     // latency grows. pool:32 never queues in the client.
     let server = Recorder::start("knee");

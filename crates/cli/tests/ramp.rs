@@ -4,6 +4,7 @@
 //! the report names where throughput stopped growing and where p99 crossed
 //! the SLO.
 use crate::services;
+use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::process::Command;
 
@@ -37,6 +38,7 @@ fn run_exiting(args: &[&str], code: i32) -> (Value, String) {
 
 #[test]
 fn an_elastic_pool_grows_under_a_ramp_and_shrinks_after_it() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Up to 16 workers, held, down to 2, held past the 1 s overflow grace.
     let (r, text) = run(&[
         "-s",
@@ -100,6 +102,7 @@ fn an_elastic_pool_grows_under_a_ramp_and_shrinks_after_it() {
 
 #[test]
 fn the_report_names_where_throughput_stopped_and_p99_crossed_the_slo() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The server answers 4 requests at a time in 10 ms each: about 400
     // req/s from c=4 on; past that, requests queue and p99 grows with c.
     // The whole cell's p99 is over the bound too: exit 1, as any --slo.
@@ -141,6 +144,7 @@ fn the_report_names_where_throughput_stopped_and_p99_crossed_the_slo() {
 
 #[test]
 fn with_rate_the_ramp_is_of_the_rate() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let (r, text) = run(&[
         "-s",
         "pool:50",
@@ -168,6 +172,7 @@ fn with_rate_the_ramp_is_of_the_rate() {
 
 #[test]
 fn bad_ramps_are_refused_before_any_load() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     for (args, says) in [
         (vec!["--ramp", "1..x/1s"], "TO is not a number"),
         (vec!["--ramp", "1..10/1s", "-c", "5"], "cannot be used with"),

@@ -1,6 +1,7 @@
 //! `--slo`: each cell records the bounds it broke, the recommendation
 //! picks only among cells that met them, and a run where none did exits 1
 //! (its report and JSON still written).
+use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::process::Command;
 
@@ -21,6 +22,7 @@ fn run(slo: &str, out: &std::path::Path) -> (Option<i32>, String) {
 
 #[test]
 fn the_slo_limits_the_recommendation_and_fails_the_run_when_nothing_meets_it() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let out = std::env::temp_dir().join(format!("poolbench-slo-{}.json", std::process::id()));
     // c=16 on 2 connections at 2 ms waits about 16 ms (median); c=1 does
     // not wait (the median, not the p99: a tail on a shared machine).
