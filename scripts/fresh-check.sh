@@ -38,6 +38,9 @@ cleanup() {
     for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do
         umount -l "${mounts[i]}" 2>/dev/null || true
     done
+    # And what the tests mounted inside (ip netns's /run/netns), deepest first.
+    awk -v r="$root/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r |
+        while read -r m; do umount -l "$m" 2>/dev/null || true; done
     rm -rf --one-file-system "$root"
 }
 trap cleanup EXIT
