@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Helpers of bench/tune-accuracy.sh (the grid's sizes, the grid's figures,
+the bounds on `poolbench tune`'s answer, the closing table).
+
+    tune_accuracy.py sizes C
+        1..10, then each size at most 10% above the one before, up to C
+    tune_accuracy.py grid GRID_JSON
+        the grid's per-size table and its summary
+    tune_accuracy.py check NAME C GRID_JSON TUNE_JSON TUNE_RC WALL_S OUT_JSON
+        tune's answer against the grid, one line per bound; the row goes to
+        OUT_JSON
+    tune_accuracy.py report OUT_JSON...
+        the table of every service, then a markdown block for bench/RESULTS.md
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+WITHIN_BEST = 0.05  # "smallest pool within 5% of the best throughput"
+THROUGHPUT_BOUND = 0.9  # recommended pool's throughput >= 0.9 x best
+SIZE_SLACK = 1.1  # recommended size <= 1.1 x smallest-within-5% + 1
+CLIFF_BOUND = 0.10  # tune's cliff within 10% of the grid's first failure
+BUDGET_S = 120.0
+BUDGET_SLACK_S = 10.0
+FAIL_ERROR_RATE = 0.01
+
+
+def sizes(c):
+    out, n = [], 1
+    while n <= c:
+        out.append(n)
+        n = n + 1 if n < 10 else max(n + 1, math.floor(n * 1.1))
+    if out[-1] != c:
+        out.append(c)
+    return out
+
+
+def grid_rows(path):
+    """Per pool size: throughput, p99, error rate, stalls (reps merged)."""
+    with open(path) as f:
+        doc = json.load(f)
+    by_size = {}
+    for cell in doc.get("cells", []):
+        size = cell.get("pool_size")
+        if size is None:
+            continue
+        by_size.setdefault(size, []).append(cell)
+    rows = []
+    for size in sorted(by_size):
+        cells = by_size[size]
+        reqs = sum(c.get("requests", 0) for c in cells)
+        errs = sum((c.get("errors") or {}).get("total", 0) for c in cells)
+        unfinished = sum(c.get("unfinished", 0) for c in cells)
+        stalls = [s for c in cells for s in (c.get("stalls") or [])]
+        thr = sum(c.get("throughput_rps", 0.0) for c in cells) / len(cells)
+        p99 = max(((c.get("latency_us") or {}).get("p99") or 0.0) for c in cells)
+        by_status = {}
+        for c in cells:
+            for k, v in ((c.get("errors") or {}).get("by_status") or {}).items():
+                by_status[k] = by_status.get(k, 0) + v
+            for k, v in ((c.get("errors") or {}).get("by_kind") or {}).items():
+                by_status[k] = by_status.get(k, 0) + v
+        err_rate = errs / reqs if reqs else 1.0
+        rows.append({
+            "pool": size, "throughput_rps": thr, "p99_us": p99,
+            "requests": reqs, "errors": errs, "error_rate": err_rate,
+            "errors_by": by_status, "unfinished": unfinished,
+            "stalls": len(stalls),
+            "stall_s": round(sum(s.get("duration_s", 0.0) for s in stalls), 3),
+            "reps": sum(c.get("reps", 1) for c in cells),
+            "failed": err_rate > FAIL_ERROR_RATE or bool(stalls) or reqs == 0,
+        })
+    return doc, rows
+
+
+def grid_summary(rows):
+    if not rows:
+        return {"best_rps": None, "best_pool": None, "smallest_within_5pct": None,
+                "first_fail": None}
+    best = max(rows, key=lambda r: r["throughput_rps"])
+    within = min(r["pool"] for r in rows
+                 if r["throughput_rps"] >= (1 - WITHIN_BEST) * best["throughput_rps"])
+    fails = [r["pool"] for r in rows if r["failed"]]
+    return {"best_rps": best["throughput_rps"], "best_pool": best["pool"],
+            "smallest_within_5pct": within,
+            "first_fail": min(fails) if fails else None}
+
+
+def fmt(x, nd=0):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:,.{nd}f}"
+    return str(x)
+
+
+def print_grid(rows, summary, out=sys.stdout):
+    print(f"  {'pool':>5} {'req/s':>10} {'p99 ms':>9} {'requests':>9} {'err %':>7} "
+          f"{'stalls':>7}  errors", file=out)
+    for r in rows:
+        mark = "  <- fails" if r["failed"] and r["pool"] == summary["first_fail"] else ""
+        errs = ", ".join(f"{k}: {v}" for k, v in sorted(r["errors_by"].items()))
+        print(f"  {r['pool']:>5} {r['throughput_rps']:>10,.0f} {r['p99_us'] / 1000:>9.2f} "
+              f"{r['requests']:>9} {100 * r['error_rate']:>7.2f} "
+              f"{r['stalls']:>3}/{r['stall_s']:<4g} {errs}{mark}", file=out)
+    print(f"  grid: best {fmt(summary['best_rps'])} req/s at pool {summary['best_pool']}; "
+          f"smallest pool within 5% of best: {summary['smallest_within_5pct']}; "
+          f"first fails at: {summary['first_fail']}", file=out)
+
+
+# The fields of tune's JSON this check reads (the contract of issue 27).
+CONTRACT = {
+    "load": ["concurrency|rate"],
+    "capacity": ["max_rps", "max_rps_ci95", "knee_in_flight", "slo_in_flight",
+                 "cliff_in_flight", "cliff_reason", "serves_at_once"],
+    "recommendation": ["strategy", "pool_size", "throughput_rps", "throughput_ci95",
+                       "p99_us", "settings"],
+    "": ["reason", "points", "findings", "elapsed_s"],
+}
+
+
+def missing_fields(doc):
+    missing = []
+    for section, fields in CONTRACT.items():
+        obj = doc if section == "" else doc.get(section)
+        if section and section not in doc:
+            missing.append(section)
+            continue
+        if obj is None:  # recommendation: null is allowed
+            continue
+        if not isinstance(obj, dict):
+            missing.append(f"{section} (not an object)")
+            continue
+        for f in fields:
+            names = f.split("|")
+            if not any(n in obj for n in names):
+                missing.append(f"{section + '.' if section else ''}{f}")
+    return missing
+
+
+def nearest(rows, size):
+    if not rows or size is None:
+        return None
+    return min(rows, key=lambda r: (abs(r["pool"] - size), r["pool"]))
+
+
+def verdict(ok):
+    return "MET" if ok else "NOT MET"
+
+
+def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path):
+    row = {"service": name, "concurrency": c, "tune": "NOT RUN", "bounds": {}}
+    try:
+        _, rows = grid_rows(grid_path)
+        summary = grid_summary(rows)
+    except (OSError, ValueError) as e:
+        print(f"  grid: could not read {grid_path}: {e}")
+        rows, summary = [], grid_summary([])
+    row["grid"] = summary
+    row["grid_rows"] = rows
+    row["wall_s"] = wall_s
+
+    tune = None
+    if tune_rc == 0:
+        try:
+            with open(tune_path) as f:
+                tune = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"  tune: exit 0 but its JSON does not parse: {e}")
+    if tune is None or not isinstance(tune, dict):
+        print(f"  tune: NOT RUN (exit {tune_rc}, {wall_s:.1f} s); every bound NOT RUN")
+        for b in ("throughput_grid", "throughput_tune", "size", "cliff", "budget"):
+            row["bounds"][b] = "NOT RUN"
+        json.dump(row, open(out_path, "w"), indent=1)
+        return
+    row["tune"] = "ran"
+    missing = missing_fields(tune)
+    if missing:
+        print(f"  tune JSON is missing: {', '.join(missing)}")
+    row["missing"] = missing
+    cap = tune.get("capacity") or {}
+    rec = tune.get("recommendation")
+    rec = rec if isinstance(rec, dict) else None
+    row["tune_answer"] = {
+        "load": tune.get("load"),
+        "max_rps": cap.get("max_rps"), "knee_in_flight": cap.get("knee_in_flight"),
+        "slo_in_flight": cap.get("slo_in_flight"),
+        "cliff_in_flight": cap.get("cliff_in_flight"), "cliff_reason": cap.get("cliff_reason"),
+        "serves_at_once": cap.get("serves_at_once"),
+        "pool_size": rec.get("pool_size") if rec else None,
+        "throughput_rps": rec.get("throughput_rps") if rec else None,
+        "p99_us": rec.get("p99_us") if rec else None,
+        "reason": tune.get("reason"), "elapsed_s": tune.get("elapsed_s"),
+        "points": len(tune.get("points") or []),
+        "findings": tune.get("findings") or [],
+    }
+    t = row["tune_answer"]
+    print(f"  tune: pool {fmt(t['pool_size'])} at {fmt(t['throughput_rps'])} req/s "
+          f"(p99 {fmt(t['p99_us'] / 1000 if t['p99_us'] is not None else None, 2)} ms); "
+          f"max {fmt(t['max_rps'])} req/s, knee {fmt(t['knee_in_flight'])}, "
+          f"serves at once {fmt(t['serves_at_once'])}, cliff {fmt(t['cliff_in_flight'])}"
+          f"{' (' + str(t['cliff_reason']) + ')' if t['cliff_reason'] else ''}; "
+          f"{t['points']} points, elapsed_s {fmt(t['elapsed_s'], 1)}, wall {wall_s:.1f} s")
+    if rec is None:
+        print(f"  tune gave no recommendation: {tune.get('reason')}")
+    for fnd in t["findings"][:8]:
+        print(f"    finding: {fnd if isinstance(fnd, str) else json.dumps(fnd)[:200]}")
+
+    best = summary["best_rps"]
+    b = row["bounds"]
+    size = t["pool_size"]
+    # 1. throughput of the recommended pool, as the grid measured it and as tune says.
+    at = nearest(rows, size)
+    if best is None or at is None:
+        b["throughput_grid"] = "NOT MET"
+        print("  throughput (grid at recommended size): NOT MET (no recommendation or no grid)")
+    else:
+        ok = at["throughput_rps"] >= THROUGHPUT_BOUND * best
+        b["throughput_grid"] = verdict(ok)
+        exact = "" if at["pool"] == size else f" (nearest measured size {at['pool']})"
+        print(f"  throughput, grid at pool {size}{exact}: {at['throughput_rps']:,.0f} req/s = "
+              f"{at['throughput_rps'] / best:.2f}x best {best:,.0f} (bound >= {THROUGHPUT_BOUND}x): "
+              f"{b['throughput_grid']}")
+        row["grid_at_rec"] = at
+    if best is None or t["throughput_rps"] is None:
+        b["throughput_tune"] = "NOT MET"
+        print("  throughput (tune's own figure): NOT MET (missing)")
+    else:
+        ok = t["throughput_rps"] >= THROUGHPUT_BOUND * best
+        b["throughput_tune"] = verdict(ok)
+        print(f"  throughput, tune's figure: {t['throughput_rps']:,.0f} req/s = "
+              f"{t['throughput_rps'] / best:.2f}x grid best (bound >= {THROUGHPUT_BOUND}x): "
+              f"{b['throughput_tune']}")
+    # 2. size: no bigger than needed.
+    small = summary["smallest_within_5pct"]
+    if size is None or small is None:
+        b["size"] = "NOT MET"
+        print("  size: NOT MET (no recommended size or no grid)")
+    else:
+        limit = SIZE_SLACK * small + 1
+        b["size"] = verdict(size <= limit)
+        print(f"  size: recommended {size}, grid's smallest within 5% of best {small}, "
+              f"bound <= {limit:.1f}: {b['size']}")
+    # 3. cliff.
+    g, tc = summary["first_fail"], t["cliff_in_flight"]
+    if g is None and tc is None:
+        b["cliff"] = "n/a, met"
+        print("  cliff: neither the grid nor tune finds one: n/a, met")
+    elif g is None or tc is None:
+        b["cliff"] = "NOT MET"
+        print(f"  cliff: grid first fails at {g}, tune's cliff {tc}: NOT MET")
+    else:
+        ok = abs(tc - g) <= CLIFF_BOUND * g
+        b["cliff"] = verdict(ok)
+        print(f"  cliff: grid first fails at {g}, tune's cliff {tc} "
+              f"(bound within {CLIFF_BOUND:.0%}, {g * (1 - CLIFF_BOUND):.1f}..{g * (1 + CLIFF_BOUND):.1f}): "
+              f"{b['cliff']}")
+    # 4. budget.
+    ok = wall_s <= BUDGET_S + BUDGET_SLACK_S
+    b["budget"] = verdict(ok)
+    print(f"  budget: wall clock {wall_s:.1f} s (elapsed_s {fmt(t['elapsed_s'], 1)}), "
+          f"bound <= {BUDGET_S + BUDGET_SLACK_S:.0f} s: {b['budget']}")
+    json.dump(row, open(out_path, "w"), indent=1)
+
+
+def git_commit():
+    try:
+        c = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return c + (" (work tree has uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+COLUMNS = ["service", "c", "grid best req/s (pool)", "grid ≤5% pool", "grid fails at",
+           "tune pool", "grid req/s @rec", "tune req/s", "tune cliff", "wall s",
+           "thr grid", "thr tune", "size", "cliff", "budget"]
+
+
+def table_rows(results):
+    out = []
+    for r in results:
+        g, t, b = r["grid"], r.get("tune_answer") or {}, r["bounds"]
+        at = r.get("grid_at_rec")
+        out.append([
+            r["service"], str(r["concurrency"]),
+            f"{fmt(g['best_rps'])} ({fmt(g['best_pool'])})", fmt(g["smallest_within_5pct"]),
+            fmt(g["first_fail"]), fmt(t.get("pool_size")),
+            (f"{at['throughput_rps']:,.0f}" + ("" if at["pool"] == t.get("pool_size")
+                                               else f" (@{at['pool']})")) if at else "-",
+            fmt(t.get("throughput_rps")), fmt(t.get("cliff_in_flight")),
+            f"{r['wall_s']:.0f}",
+            b.get("throughput_grid", "-"), b.get("throughput_tune", "-"), b.get("size", "-"),
+            b.get("cliff", "-"), b.get("budget", "-"),
+        ])
+    return out
+
+
+def report(paths):
+    results = [json.load(open(p)) for p in paths]
+    rows = table_rows(results)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(COLUMNS)]
+    print()
+    print("  ".join(h.ljust(w) for h, w in zip(COLUMNS, widths)))
+    for r in rows:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
+    print()
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    version = os.environ.get("POOLBENCH_VERSION", "?")
+    print("```markdown")
+    print("## `poolbench tune` against a dense grid (bench/tune-accuracy.sh)")
+    print()
+    print(f"{time.strftime('%Y-%m-%d %H:%M %Z')}, commit {git_commit()}, {version}; "
+          f"machine: {os.cpu_count()} cores, load average {load} at the end "
+          f"(`nproc` {os.environ.get('NPROC', '?')}).")
+    print()
+    print("Grid: `poolbench run URL -s pool -c C --pool 1,2,..,10,11,12,13,...,C` (steps ≤ 10%), "
+          "`-d 2s --warmup 500ms --reps 2`; a size fails with > 1% errors or a stall. "
+          "Tune: `poolbench tune URL -c C --budget 2m`. Bounds: recommended pool's throughput "
+          "≥ 0.9× the grid's best (the grid's own figure at that size, and tune's figure); size "
+          "≤ 1.1× the grid's smallest size within 5% of best, +1; cliff within 10% of where the "
+          "grid first fails; done in ≤ 130 s of wall clock.")
+    print()
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "---|" * len(COLUMNS))
+    for r in rows:
+        print("| " + " | ".join(v.replace("|", "/") for v in r) + " |")
+    print()
+    for r in results:
+        if r.get("missing"):
+            print(f"- {r['service']}: tune's JSON lacked {', '.join(r['missing'])}")
+        if r["tune"] != "ran":
+            print(f"- {r['service']}: tune NOT RUN (it failed or is missing)")
+    print("```")
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "sizes":
+        print(",".join(map(str, sizes(int(argv[1])))))
+    elif len(argv) == 2 and argv[0] == "grid":
+        _, rows = grid_rows(argv[1])
+        print_grid(rows, grid_summary(rows))
+    elif len(argv) == 8 and argv[0] == "check":
+        name, c, grid, tune, rc, wall, out = argv[1:]
+        check(name, int(c), grid, tune, int(rc), float(wall), out)
+    elif len(argv) >= 2 and argv[0] == "report":
+        report(argv[1:])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
