@@ -207,6 +207,8 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path):
     if rec is None:
         print(f"  tune gave no recommendation: {tune.get('reason')}")
     for fnd in t["findings"][:8]:
+        if isinstance(fnd, dict) and "title" in fnd:
+            fnd = f"{fnd.get('id', '?')}: {fnd['title']}"
         print(f"    finding: {fnd if isinstance(fnd, str) else json.dumps(fnd)[:200]}")
 
     best = summary["best_rps"]
