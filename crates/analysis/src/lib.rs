@@ -13,6 +13,7 @@ mod ramp_summary;
 mod recommend;
 mod shard_merge;
 mod slo_breaches;
+pub mod tune;
 mod usl;
 
 pub use analyze::analyze;

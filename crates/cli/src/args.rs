@@ -22,6 +22,13 @@ pub(crate) enum Command {
     /// Without TARGET, the built-in server is started in-process on a free
     /// loopback port and a default grid runs (about a minute and a half).
     Run(Box<RunArgs>),
+    /// Find the pool size to set: search the service for its capacity
+    /// (knee, cliff, how many it serves at once), then the smallest pool
+    /// per strategy family that reaches the best throughput within the
+    /// SLO at the client's load (-c C or --rate R), confirmed with
+    /// repetitions; the answer first, with how to set it in common
+    /// clients. Within --budget (2 min).
+    Tune(Box<crate::tune_args::TuneArgs>),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
     Serve(Box<ServeArgs>),
     /// Render a saved result (the JSON of `run -o`) again, in any format.
@@ -85,6 +92,8 @@ pub(crate) enum SchemaOf {
     Result,
     /// What `compare --format json` prints.
     Comparison,
+    /// What `tune --format json` prints.
+    Tune,
 }
 
 #[derive(Args, Debug)]
@@ -138,13 +147,6 @@ pub(crate) struct ReportArgs {
 
     #[command(flatten)]
     pub(crate) views: ViewArgs,
-}
-
-/// The HTTP/2 client of `h2c://` targets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum H2ClientArg {
-    Lean,
-    H2,
 }
 
 #[derive(Args, Debug)]
@@ -251,91 +253,8 @@ pub(crate) struct RunArgs {
           help_heading = "More than one machine")]
     pub(crate) slot: Option<std::time::Duration>,
 
-    /// HTTP: the request method. [default: GET]
-    #[arg(short, long, help_heading = "HTTP request")]
-    pub(crate) method: Option<String>,
-
-    /// HTTP: a header, "Name: value" (repeat for more; gRPC: metadata,
-    /// sent as given). Values, the URL's
-    /// path and the body may hold {seq} (counts requests from 0) and
-    /// {random:A..B} (a fresh integer in A..=B), rendered per request;
-    /// without them the request is encoded once.
-    #[arg(
-        short = 'H',
-        long = "header",
-        value_name = "NAME: VALUE",
-        help_heading = "HTTP request"
-    )]
-    pub(crate) headers: Vec<String>,
-
-    /// HTTP: the request body (Content-Length is set from it; over HTTP/2
-    /// sent as DATA within the server's flow-control windows).
-    #[arg(long, conflicts_with = "body_file", help_heading = "HTTP request")]
-    pub(crate) body: Option<String>,
-
-    /// HTTP: the request body from a file.
-    #[arg(long, value_name = "FILE", help_heading = "HTTP request")]
-    pub(crate) body_file: Option<PathBuf>,
-
-    /// HTTP: the Content-Type header.
-    #[arg(short = 'T', long, help_heading = "HTTP request")]
-    pub(crate) content_type: Option<String>,
-
-    /// HTTP: the Host header (HTTP/2: :authority) instead of the URL's.
-    #[arg(long, help_heading = "HTTP request")]
-    pub(crate) host: Option<String>,
-
-    /// gRPC: the .proto file describing --call (repeat for more; compiled
-    /// at run time). Without it, the built-in Greeter's, or else the
-    /// server's reflection.
-    #[arg(long, value_name = "FILE", help_heading = "gRPC call")]
-    pub(crate) proto: Vec<PathBuf>,
-
-    /// gRPC: where the .proto files' imports are found (repeat for more;
-    /// each file's own directory is searched too).
-    #[arg(long, value_name = "DIR", help_heading = "gRPC call")]
-    pub(crate) import_path: Vec<PathBuf>,
-
-    /// gRPC: the unary method, package.Service/Method.
-    /// [default: helloworld.Greeter/SayHello]
-    #[arg(long, value_name = "METHOD", help_heading = "gRPC call")]
-    pub(crate) call: Option<String>,
-
-    /// gRPC: the request message as JSON (proto3 JSON names); may hold
-    /// {seq} and {random:A..B}, then it is encoded per call.
-    /// [default: {"name": "poolbench"} for the Greeter, {} otherwise]
-    #[arg(
-        long,
-        value_name = "JSON",
-        conflicts_with = "data_file",
-        help_heading = "gRPC call"
-    )]
-    pub(crate) data: Option<String>,
-
-    /// gRPC: the request message's JSON from a file.
-    #[arg(long, value_name = "FILE", help_heading = "gRPC call")]
-    pub(crate) data_file: Option<PathBuf>,
-
-    /// postgres://: the query each request runs, prepared once per
-    /// connection. [default: SELECT 1]
-    #[arg(long)]
-    pub(crate) query: Option<String>,
-
-    /// postgres://: the value of the query's next parameter ($1, $2, …;
-    /// repeat, one per parameter): random(A,B) as pgbench's \set, or text
-    /// with {seq} and {random:A..B}. Sent in text format; the server parses
-    /// it by the parameter's type.
-    #[arg(long = "param", value_name = "VALUE")]
-    pub(crate) params: Vec<String>,
-
-    /// postgres://: SQL run once before the run (e.g. CREATE TABLE ...).
-    #[arg(long)]
-    pub(crate) setup: Option<String>,
-
-    /// redis://: the command each request sends, e.g. "GET key".
-    /// [default: PING]
-    #[arg(long)]
-    pub(crate) command: Option<String>,
+    #[command(flatten)]
+    pub(crate) request: crate::request_args::RequestArgs,
 
     /// Probe for a batching server: send D requests ahead on one HTTP/1.1
     /// connection and count responses per read.
@@ -363,28 +282,6 @@ pub(crate) struct RunArgs {
     /// Connect timeout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) connect_timeout: Duration,
-
-    /// https:// only: offer only HTTP/1.1 by ALPN.
-    #[arg(long, conflicts_with = "http2")]
-    pub(crate) http1: bool,
-
-    /// https:// only: offer only HTTP/2 by ALPN; a server that does not
-    /// agree is an error.
-    #[arg(long)]
-    pub(crate) http2: bool,
-
-    /// h2c:// only: the HTTP/2 client, poolbench's lean one or the h2
-    /// crate's (to cross-check the lean one's figures).
-    #[arg(long, value_enum, default_value = "lean")]
-    pub(crate) h2_client: H2ClientArg,
-
-    /// https://, grpcs://: accept any server certificate (self-signed ones).
-    #[arg(long)]
-    pub(crate) insecure: bool,
-
-    /// https://, grpcs://: trust the certificates in this PEM file.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) cacert: Option<PathBuf>,
 
     /// Load-generator threads. [default: number of cores] With postgres://
     /// and a strategy that leases connections exclusively, closed-loop

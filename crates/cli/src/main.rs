@@ -9,10 +9,15 @@ mod limits;
 mod output;
 mod parse;
 mod progress;
+mod request_args;
 mod run_cmd;
 mod scenario;
 mod serve_cmd;
 mod signals;
+mod tune_args;
+mod tune_cmd;
+mod tune_family;
+mod tune_search;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -117,10 +122,12 @@ fn main() -> ExitCode {
         args::Command::Compare(a) => compare_cmd::compare(a),
         args::Command::Merge(a) => merge(a),
         args::Command::Scenario(a) => scenario::scenario(a),
+        args::Command::Tune(a) => tune_cmd::tune(*a),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),
                 args::SchemaOf::Comparison => poolbench_report::comparison_schema(),
+                args::SchemaOf::Tune => poolbench_model::tune_schema(),
             };
             println!(
                 "{}",

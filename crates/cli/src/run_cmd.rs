@@ -6,7 +6,7 @@ use poolbench_engine::{EngineError, ServerProbe};
 use poolbench_model::{Arrival, LoadModel, Plan, ServerCounters};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
-use poolbench_targets::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec};
+use poolbench_targets::TargetSpec;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -252,7 +252,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         plan.duration = ramp.total();
         plan.ramp = Some(ramp.clone());
     }
-    plan.target_options = target_options(a);
+    plan.target_options = a.request.target_options();
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {
             ArrivalArg::Constant => Arrival::Constant,
@@ -278,39 +278,6 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         plan.threads = n;
     }
     plan
-}
-
-/// The protocol settings the flags give.
-fn target_options(a: &RunArgs) -> TargetOptions {
-    TargetOptions {
-        http_version: match (a.http1, a.http2) {
-            (true, _) => HttpVersion::Http1,
-            (_, true) => HttpVersion::Http2,
-            _ => HttpVersion::Auto,
-        },
-        insecure: a.insecure,
-        h2_crate: a.h2_client == crate::args::H2ClientArg::H2,
-        cacert: a.cacert.clone(),
-        query: a.query.clone(),
-        setup: a.setup.clone(),
-        params: a.params.clone(),
-        command: a.command.clone(),
-        http: HttpRequestOptions {
-            method: a.method.clone(),
-            headers: a.headers.clone(),
-            body: a.body.clone(),
-            body_file: a.body_file.clone(),
-            content_type: a.content_type.clone(),
-            host: a.host.clone(),
-        },
-        grpc: GrpcOptions {
-            proto: a.proto.clone(),
-            import_paths: a.import_path.clone(),
-            call: a.call.clone(),
-            data: a.data.clone(),
-            data_file: a.data_file.clone(),
-        },
-    }
 }
 
 fn embedded_config(a: &RunArgs) -> ServerConfig {

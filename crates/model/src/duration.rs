@@ -93,3 +93,8 @@ mod tests {
         );
     }
 }
+
+/// Now as RFC 3339 UTC to the second (`2026-11-24T18:00:00Z`).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -31,6 +31,7 @@ mod strategy;
 mod target;
 mod target_options;
 mod timeline;
+mod tune;
 mod validate;
 
 pub use findings::{Pitfall, Recommendation, UslFit};
@@ -59,4 +60,8 @@ pub use strategy::{SpecError, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
 pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
 pub use timeline::{Stall, Timeline, BUCKET};
+pub use tune::{
+    tune_schema, Capacity, ClientSetting, FamilyAnswer, Inference, TuneLoad, TunePhase, TunePoint,
+    TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
+};
 pub use validate::PlanError;

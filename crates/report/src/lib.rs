@@ -17,6 +17,8 @@ mod spectrum;
 mod summary;
 mod table;
 mod timeline_chart;
+mod tune_html;
+mod tune_text;
 
 use poolbench_model::{LoadModel, RunResult};
 
@@ -31,6 +33,8 @@ pub use html::render_html;
 pub use markdown::render_markdown;
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 pub use table::ties_with_best;
+pub use tune_html::render_tune_html;
+pub use tune_text::{render_tune_text, tune_answer};
 
 /// A shard's share of its plan, or the shards a merge added up; with
 /// the windows' spread.

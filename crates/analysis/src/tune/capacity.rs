@@ -1,0 +1,136 @@
+//! The service's capacity from the capacity points: highest throughput,
+//! knee, SLO crossing, cliff, retrograde fall, and how many it serves at
+//! once (Little's law).
+use super::point::failure;
+use poolbench_model::{Capacity, Slo, TunePhase, TunePoint};
+
+/// Share of the highest throughput the knee reaches.
+pub const KNEE_SHARE: f64 = 0.95;
+/// Below this share of the peak, past it, throughput has fallen.
+const RETROGRADE_SHARE: f64 = 0.9;
+/// Below this share of the peak so far, throughput has collapsed.
+const COLLAPSE_SHARE: f64 = 0.5;
+
+/// The capacity points, one per level of requests in flight (the last
+/// measured where a level was measured twice), in order of that level.
+pub fn capacity_points(points: &[TunePoint]) -> Vec<&TunePoint> {
+    let mut by_level: Vec<&TunePoint> = Vec::new();
+    for p in points.iter().filter(|p| p.phase == TunePhase::Capacity) {
+        match by_level.iter_mut().find(|q| q.in_flight == p.in_flight) {
+            Some(q) => *q = p,
+            None => by_level.push(p),
+        }
+    }
+    by_level.sort_by_key(|p| p.in_flight);
+    by_level
+}
+
+/// Mean latency at the fewest requests in flight measured: the service
+/// time as one request alone sees it, µs.
+pub fn service_time_us(points: &[&TunePoint]) -> Option<f64> {
+    points
+        .iter()
+        .find(|p| p.throughput_rps > 0.0 && p.mean_us > 0.0)
+        .filter(|p| p.in_flight <= 2)
+        .map(|p| p.mean_us / p.in_flight as f64)
+}
+
+/// Shortest stretch without a success that fails a point, seconds: half a
+/// second, or four service times for slow services.
+pub fn stall_threshold(service_time_us: Option<f64>) -> f64 {
+    service_time_us.map_or(0.5, |s| (4.0 * s / 1e6).max(0.5))
+}
+
+/// The capacity the points show. `delayed_ack`: the latency is the
+/// client's delayed ACK, not the service, so no "serves at once".
+pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> Capacity {
+    let levels = capacity_points(points);
+    let service = service_time_us(&levels);
+    let stall_s = stall_threshold(service);
+    let mut cap = Capacity {
+        service_time_us: service,
+        most_in_flight_tried: levels.last().map_or(0, |p| p.in_flight),
+        ..Capacity::default()
+    };
+    let (good, cliff) = split_at_cliff(&levels, slo, stall_s);
+    if let Some((at, why)) = cliff {
+        cap.cliff_in_flight = Some(at);
+        cap.cliff_reason = Some(why);
+    }
+    let Some(best) = good
+        .iter()
+        .max_by(|a, b| a.throughput_rps.total_cmp(&b.throughput_rps))
+    else {
+        return cap;
+    };
+    cap.max_rps = best.throughput_rps;
+    cap.max_rps_ci95 = best.throughput_ci95;
+    cap.max_rps_in_flight = best.in_flight;
+    cap.knee_in_flight = good
+        .iter()
+        .find(|p| p.throughput_rps >= KNEE_SHARE * best.throughput_rps)
+        .map(|p| p.in_flight);
+    cap.slo_in_flight = slo
+        .and_then(|s| s.p99_us)
+        .and_then(|bound| good.iter().find(|p| p.p99_us > bound))
+        .map(|p| p.in_flight);
+    cap.retrograde_from = good
+        .iter()
+        .find(|p| {
+            p.in_flight > best.in_flight
+                && p.throughput_rps < RETROGRADE_SHARE * best.throughput_rps
+        })
+        .map(|p| p.in_flight);
+    if !delayed_ack {
+        cap.serves_at_once = serves_at_once(&good, best, service);
+    }
+    cap
+}
+
+/// The levels below the cliff, and the cliff: the first level that failed
+/// (errors, stall) or whose throughput collapsed below half the peak of
+/// the levels under it.
+pub fn split_at_cliff<'a>(
+    levels: &[&'a TunePoint],
+    slo: Option<&Slo>,
+    stall_s: f64,
+) -> (Vec<&'a TunePoint>, Option<(usize, String)>) {
+    let mut good = Vec::new();
+    let mut peak: f64 = 0.0;
+    for p in levels {
+        let why = failure(p, slo, stall_s).or_else(|| {
+            (peak > 0.0 && p.throughput_rps < COLLAPSE_SHARE * peak).then(|| {
+                format!(
+                    "throughput collapsed to {:.0}% of its peak",
+                    100.0 * p.throughput_rps / peak
+                )
+            })
+        });
+        if let Some(why) = why {
+            return (good, Some((p.in_flight, why)));
+        }
+        peak = peak.max(p.throughput_rps);
+        good.push(*p);
+    }
+    (good, None)
+}
+
+/// Little's law where throughput has stopped growing: the service works
+/// on about X × S requests at once (X its highest throughput, S the time
+/// one request takes alone). Only when a level at least 1.5× the knee
+/// still holds 90% of the peak (a plateau, latency growing linearly) and
+/// the knee agrees with X × S within a factor of two.
+fn serves_at_once(good: &[&TunePoint], best: &TunePoint, service_us: Option<f64>) -> Option<usize> {
+    let s = service_us? / 1e6;
+    let n = best.throughput_rps * s;
+    let knee = good
+        .iter()
+        .find(|p| p.throughput_rps >= KNEE_SHARE * best.throughput_rps)?
+        .in_flight as f64;
+    let plateau = good.iter().any(|p| {
+        p.in_flight as f64 >= 1.5 * knee
+            && p.throughput_rps >= RETROGRADE_SHARE * best.throughput_rps
+    });
+    let agrees = knee <= 2.0 * n.max(1.0) && n <= 2.0 * knee;
+    (plateau && agrees && n >= 1.5).then(|| n.round() as usize)
+}

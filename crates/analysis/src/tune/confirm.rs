@@ -1,0 +1,73 @@
+//! The confirmation: the chosen size and its neighbours, repeated; the
+//! smallest size that cannot be told from 95% of the best wins, and sizes
+//! whose intervals overlap it are named as a tie.
+use super::pool_search::{meets, WITHIN_BEST};
+use poolbench_model::{Slo, TunePoint};
+
+/// The sizes to confirm: the chosen one, about 10% below and above (the
+/// one above at most `upper`).
+pub fn confirm_sizes(chosen: usize, upper: usize) -> Vec<usize> {
+    let step = (chosen / 10).max(1);
+    let mut sizes = vec![chosen];
+    if chosen > 1 {
+        sizes.insert(0, chosen - step);
+    }
+    if chosen + step <= upper {
+        sizes.push(chosen + step);
+    }
+    sizes
+}
+
+/// The winner among the confirmation points of one family, with the sizes
+/// tied with it; `Err`: why none.
+pub fn decide<'a>(
+    points: &[&'a TunePoint],
+    slo: Option<&Slo>,
+    stall_s: f64,
+) -> Result<(&'a TunePoint, Vec<usize>), String> {
+    let mut ok: Vec<&TunePoint> = points
+        .iter()
+        .copied()
+        .filter(|p| meets(p, slo, stall_s).is_ok())
+        .collect();
+    ok.sort_by_key(|p| p.pool_size);
+    let best = ok
+        .iter()
+        .map(|p| p.throughput_rps)
+        .max_by(f64::total_cmp)
+        .ok_or_else(|| match points.iter().max_by_key(|p| p.pool_size) {
+            Some(p) => format!(
+                "the confirmation failed: {} {}",
+                p.strategy,
+                meets(p, slo, stall_s).err().unwrap_or_default()
+            ),
+            None => "nothing was confirmed".to_string(),
+        })?;
+    let winner = ok
+        .iter()
+        .copied()
+        .find(|p| {
+            let slack = p
+                .throughput_ci95
+                .unwrap_or(0.0)
+                .min(0.05 * p.throughput_rps);
+            p.throughput_rps + slack >= WITHIN_BEST * best
+        })
+        .expect("the best qualifies");
+    let tied = ok
+        .iter()
+        .filter(|p| p.pool_size != winner.pool_size && tie(p, winner))
+        .map(|p| p.pool_size)
+        .collect();
+    Ok((winner, tied))
+}
+
+/// Two points whose throughput intervals overlap (or within 2% without
+/// intervals) cannot be told apart.
+pub fn tie(a: &TunePoint, b: &TunePoint) -> bool {
+    let gap = (a.throughput_rps - b.throughput_rps).abs();
+    match (a.throughput_ci95, b.throughput_ci95) {
+        (Some(x), Some(y)) => gap <= x + y,
+        _ => gap <= 0.02 * a.throughput_rps.max(b.throughput_rps),
+    }
+}

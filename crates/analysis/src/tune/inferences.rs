@@ -1,0 +1,131 @@
+//! What a person would conclude from the search, in words, each with the
+//! figures it rests on.
+use super::capacity::capacity_points;
+use poolbench_model::{Capacity, Inference, Pitfall, TunePhase, TunePoint};
+
+fn ms(us: f64) -> String {
+    match us {
+        us if us >= 100_000.0 => format!("{:.0} ms", us / 1000.0),
+        us if us >= 1000.0 => format!("{:.1} ms", us / 1000.0),
+        us => format!("{us:.0} µs"),
+    }
+}
+
+fn rps(x: f64) -> String {
+    let n = x.round() as u64;
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn say(id: &str, text: String, evidence: String) -> Inference {
+    Inference {
+        id: id.to_string(),
+        text,
+        evidence,
+    }
+}
+
+/// Every conclusion the capacity, the points and the findings support.
+pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) -> Vec<Inference> {
+    let levels = capacity_points(points);
+    let at = |n: usize| levels.iter().find(|p| p.in_flight == n);
+    let mut out = Vec::new();
+    if let (Some(n), Some(s)) = (cap.serves_at_once, cap.service_time_us) {
+        let top = levels.last().map_or(0, |p| p.in_flight);
+        out.push(say(
+            "serves-at-once",
+            format!("the service serves about {n} at a time"),
+            format!(
+                "throughput stops growing at {} in flight ({} req/s) while latency grows with every request added ({} alone, {} at {top} in flight): N ≈ X × S = {} × {} ≈ {n} (Little's law)",
+                cap.knee_in_flight.unwrap_or(n), rps(cap.max_rps), ms(s),
+                ms(at(top).map_or(0.0, |p| p.mean_us)), rps(cap.max_rps), ms(s)
+            ),
+        ));
+    }
+    if let (Some(n), Some(why)) = (cap.cliff_in_flight, cap.cliff_reason.as_deref()) {
+        let below = levels.iter().rev().find(|p| p.in_flight < n);
+        let verb = match why.contains("stalled") || why.contains("no answer") {
+            true => "freezes",
+            false => "fails",
+        };
+        let text = match below {
+            Some(b) => format!(
+                "the service {verb} with more than {} in flight",
+                b.in_flight
+            ),
+            None => format!("the service {verb} even with {n} in flight"),
+        };
+        let before = below.map_or(String::new(), |b| {
+            format!(
+                "; at {} in flight: {} req/s, {:.1}% errors",
+                b.in_flight,
+                rps(b.throughput_rps),
+                b.error_rate * 100.0
+            )
+        });
+        out.push(say(
+            "cliff",
+            text,
+            format!("at {n} in flight: {why}{before}"),
+        ));
+    }
+    if let (Some(n), Some(peak)) = (cap.retrograde_from, at(cap.max_rps_in_flight)) {
+        let fell = at(n).map_or(0.0, |p| p.throughput_rps);
+        out.push(say(
+            "retrograde",
+            format!("throughput falls past {} in flight", peak.in_flight),
+            format!(
+                "{} req/s at {} in flight, {} at {n} without errors: more requests at once make the service slower (contention, a blocked event loop)",
+                rps(peak.throughput_rps), peak.in_flight, rps(fell)
+            ),
+        ));
+    }
+    if let (Some(n), Some(p)) = (cap.slo_in_flight, cap.slo_in_flight.and_then(at)) {
+        out.push(say(
+            "slo-crossing",
+            format!("p99 crosses the SLO at {n} in flight"),
+            format!("p99 {} at {n} in flight", ms(p.p99_us)),
+        ));
+    }
+    out.extend(pool_bound(points, cap));
+    for f in findings.iter().filter(|f| f.id == "delayed-ack") {
+        out.push(say(
+            "delayed-ack",
+            "the answer waits for our acknowledgement (the server's Nagle meets the client's delayed ACK): the latency is not the service's".to_string(),
+            f.evidence.first().cloned().unwrap_or_default(),
+        ));
+    }
+    out
+}
+
+/// Pool points where the pool, not the service, set the throughput:
+/// fewer connections than workers, throughput ≈ pool ÷ service time.
+fn pool_bound(points: &[TunePoint], cap: &Capacity) -> Option<Inference> {
+    let s = cap.service_time_us? / 1e6;
+    let bound: Vec<&TunePoint> = points
+        .iter()
+        .filter(|p| p.phase == TunePhase::Pool && p.pool_size < p.in_flight && p.rate.is_none())
+        .filter(|p| {
+            let expected = p.pool_size as f64 / s;
+            p.checkout_wait_share >= 0.3
+                && (p.throughput_rps / expected - 1.0).abs() <= 0.15
+                && p.throughput_rps < 0.95 * cap.max_rps
+        })
+        .collect();
+    let p = bound.iter().max_by_key(|p| p.pool_size)?;
+    Some(say(
+        "pool-bound",
+        format!("the pool was the bottleneck up to {} connections", p.pool_size),
+        format!(
+            "{} at c={}: {} req/s ≈ {} connections ÷ {} per request, {:.0}% of latency waiting for a connection",
+            p.strategy, p.in_flight, rps(p.throughput_rps), p.pool_size, ms(s * 1e6), p.checkout_wait_share * 100.0
+        ),
+    ))
+}

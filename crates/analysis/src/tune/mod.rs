@@ -1,0 +1,125 @@
+//! `tune`'s decisions: where to measure next, and what the measured points
+//! mean. Pure functions of the points; the CLI runs the loop.
+mod capacity;
+mod confirm;
+mod inferences;
+mod point;
+mod pool_search;
+mod search;
+mod settings;
+
+pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
+pub use confirm::{confirm_sizes, decide, tie};
+pub use inferences::inferences;
+pub use point::{batch_rates, failure, point_of, relative_ci};
+pub use pool_search::{meets, next_pool, PoolBounds, PoolStep, WITHIN_BEST};
+pub use search::{close_enough, next_level, CapacityLimits};
+pub use settings::settings;
+
+use poolbench_model::{FamilyAnswer, TunePhase, TunePoint, TuneRecommendation, TuneResult};
+
+/// The family a point's strategy belongs to (`pool:24` → `pool`).
+pub fn family_of(strategy: &str) -> &str {
+    strategy.split(':').next().unwrap_or(strategy)
+}
+
+/// Whether the findings name a delayed ACK (the latency is not the
+/// service's).
+fn delayed_ack(result: &TuneResult) -> bool {
+    result.findings.iter().any(|f| f.id == "delayed-ack")
+}
+
+/// Read the points of `result` again: capacity, each family's answer, the
+/// recommendation (or why none) and the inferences. `scheme`: the
+/// target's URL scheme, for the client settings.
+pub fn conclude(result: &mut TuneResult, scheme: &str) {
+    let slo = result.slo.clone();
+    result.capacity = capacity(&result.points, slo.as_ref(), delayed_ack(result));
+    let stall_s = stall_threshold(result.capacity.service_time_us);
+    let mut answers = Vec::new();
+    let mut winners: Vec<(&TunePoint, Vec<usize>)> = Vec::new();
+    for family in &result.families {
+        let confirmed: Vec<&TunePoint> = result
+            .points
+            .iter()
+            .filter(|p| p.phase == TunePhase::Confirm && family_of(&p.strategy) == family)
+            .collect();
+        let earlier = result.families_found.iter().find(|a| &a.family == family);
+        let answer = match confirmed.is_empty() {
+            true => Err(earlier
+                .and_then(|a| a.reason.clone())
+                .unwrap_or_else(|| "the search did not reach its confirmation".into())),
+            false => decide(&confirmed, slo.as_ref(), stall_s),
+        };
+        answers.push(match &answer {
+            Ok((p, _)) => FamilyAnswer {
+                family: family.clone(),
+                pool_size: Some(p.pool_size),
+                throughput_rps: Some(p.throughput_rps),
+                p99_us: Some(p.p99_us),
+                reason: None,
+            },
+            Err(why) => FamilyAnswer {
+                family: family.clone(),
+                pool_size: None,
+                throughput_rps: None,
+                p99_us: None,
+                reason: Some(why.clone()),
+            },
+        });
+        if let Ok(w) = answer {
+            winners.push(w);
+        }
+    }
+    result.families_found = answers;
+    let best = winners
+        .iter()
+        .map(|(p, _)| p.throughput_rps)
+        .max_by(f64::total_cmp);
+    // Families within 5% of the best: the fewest connections win.
+    let pick = winners
+        .into_iter()
+        .filter(|(p, _)| best.is_some_and(|b| p.throughput_rps >= WITHIN_BEST * b))
+        .min_by_key(|(p, _)| p.pool_size);
+    (result.recommendation, result.reason) = match pick {
+        Some((p, tied)) => (Some(recommendation(p, tied, scheme)), None),
+        None => (None, Some(no_pick_reason(result))),
+    };
+    result.inferences = inferences(&result.capacity, &result.points, &result.findings);
+}
+
+fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRecommendation {
+    let family = family_of(&p.strategy).to_string();
+    TuneRecommendation {
+        settings: settings(scheme, &family, p.pool_size),
+        strategy: family,
+        spec: p.strategy.clone(),
+        pool_size: p.pool_size,
+        throughput_rps: p.throughput_rps,
+        throughput_ci95: p.throughput_ci95,
+        p99_us: p.p99_us,
+        tied_with,
+    }
+}
+
+/// Why nothing is recommended: the cliff at the lowest load, the search
+/// stopped early, or each family's own reason.
+fn no_pick_reason(result: &TuneResult) -> String {
+    let cap = &result.capacity;
+    if cap.cliff_in_flight.is_some() && cap.max_rps <= 0.0 {
+        return format!(
+            "no pool is safe: the service fails even at {} in flight ({})",
+            cap.cliff_in_flight.unwrap_or(1),
+            cap.cliff_reason.as_deref().unwrap_or("")
+        );
+    }
+    if let Some(why) = &result.stopped_early {
+        return format!("the search could not finish: {why}");
+    }
+    let each: Vec<String> = result
+        .families_found
+        .iter()
+        .map(|a| format!("{}: {}", a.family, a.reason.as_deref().unwrap_or("none")))
+        .collect();
+    format!("no pool meets the bounds ({})", each.join("; "))
+}

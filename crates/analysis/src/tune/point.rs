@@ -1,0 +1,168 @@
+//! A measured point of the search, from the cells of its runs: throughput
+//! with a confidence interval from batch means, latency from the merged
+//! histograms, and whether it failed.
+use poolbench_model::{
+    decode_histogram, mean_ci95, new_histogram, CellResult, Slo, Summary, TunePhase, TunePoint,
+};
+
+/// Buckets of the 100 ms timeline per batch whose mean gives one sample
+/// of the throughput (half a second).
+const BATCH_BUCKETS: usize = 5;
+
+/// One point from the runs of one cell (each run a `CellResult`).
+pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> TunePoint {
+    let first = &runs[0];
+    let requests: u64 = runs.iter().map(|c| c.requests).sum();
+    let ok: u64 = runs.iter().map(|c| c.ok).sum();
+    let errors: u64 = runs.iter().map(|c| c.errors.total).sum();
+    let duration_s: f64 = runs.iter().map(|c| c.duration_s).sum();
+    let mut by_kind = std::collections::BTreeMap::new();
+    for c in runs {
+        for (k, n) in &c.errors.by_kind {
+            *by_kind.entry(k.clone()).or_insert(0) += n;
+        }
+    }
+    let latency = merged_latency(runs);
+    let throughput = match duration_s > 0.0 {
+        true => ok as f64 / duration_s,
+        false => 0.0,
+    };
+    let wait: f64 = weighted(runs, |c| c.checkout_wait_us.mean);
+    TunePoint {
+        phase,
+        strategy: first.strategy.clone(),
+        in_flight: first.concurrency,
+        pool_size: first
+            .pool_size
+            .or(first.connection_cap)
+            .unwrap_or(first.concurrency),
+        rate,
+        runs: runs.len(),
+        duration_s,
+        requests,
+        errors,
+        error_rate: match requests {
+            0 => 0.0,
+            n => errors as f64 / n as f64,
+        },
+        errors_by_kind: by_kind,
+        throughput_rps: throughput,
+        throughput_ci95: throughput_ci95(runs),
+        p50_us: latency.p50,
+        p99_us: latency.p99,
+        mean_us: latency.mean,
+        checkout_wait_share: match latency.mean > 0.0 {
+            true => (wait / latency.mean).min(1.0),
+            false => 0.0,
+        },
+        stalled_s: runs.iter().map(longest_stall).fold(0.0, f64::max),
+        achieved_in_flight: weighted(runs, |c| c.achieved_concurrency),
+        generator_cpu: runs
+            .iter()
+            .filter_map(|c| c.generator_cpu)
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
+        hiccup_p99_us: runs
+            .iter()
+            .map(|c| c.generator_hiccups_us.p99)
+            .fold(0.0, f64::max),
+    }
+}
+
+/// The longest stretch of the measured window (and the drain after it)
+/// with requests in flight and no success, seconds.
+fn longest_stall(c: &CellResult) -> f64 {
+    c.timeline
+        .stalls(std::time::Duration::from_millis(100))
+        .iter()
+        .filter(|s| s.start_s >= -0.05)
+        .map(|s| s.duration_s)
+        .fold(0.0, f64::max)
+}
+
+/// A per-cell figure averaged over runs, weighted by their successes.
+fn weighted(runs: &[CellResult], f: impl Fn(&CellResult) -> f64) -> f64 {
+    let n: u64 = runs.iter().map(|c| c.ok).sum();
+    match n {
+        0 => 0.0,
+        n => runs.iter().map(|c| f(c) * c.ok as f64).sum::<f64>() / n as f64,
+    }
+}
+
+/// The successes' latency over every run: their histograms added.
+fn merged_latency(runs: &[CellResult]) -> Summary {
+    let mut h = new_histogram();
+    for c in runs {
+        match decode_histogram(&c.histograms.latency_ns) {
+            Ok(d) => {
+                let _ = h.add(&d);
+            }
+            Err(_) => return runs[0].latency_us,
+        }
+    }
+    Summary::of(&h)
+}
+
+/// Half-width of the throughput's 95% confidence interval: from the runs
+/// when there are three or more, else from half-second batch means of the
+/// runs' timelines (`None` with fewer than two batches).
+fn throughput_ci95(runs: &[CellResult]) -> Option<f64> {
+    if runs.len() >= 3 {
+        let rates: Vec<f64> = runs.iter().map(|c| c.throughput_rps).collect();
+        return mean_ci95(&rates).1;
+    }
+    let mut batches = Vec::new();
+    for c in runs {
+        batches.extend(batch_rates(c));
+    }
+    mean_ci95(&batches).1
+}
+
+/// Successes per second in each full half-second of the measured window.
+pub fn batch_rates(c: &CellResult) -> Vec<f64> {
+    let t = &c.timeline;
+    let bucket_s = t.bucket_ms.max(1) as f64 / 1000.0;
+    let first_run_s = c.duration_s / c.reps.max(1) as f64;
+    let n = (first_run_s / bucket_s).floor() as usize;
+    let from = t.measure_from_bucket.min(t.ok.len());
+    let to = (from + n).min(t.ok.len());
+    t.ok[from..to]
+        .chunks_exact(BATCH_BUCKETS)
+        .map(|b| b.iter().map(|&v| v as f64).sum::<f64>() / (BATCH_BUCKETS as f64 * bucket_s))
+        .collect()
+}
+
+/// Why a point counts as failing, if it does: errors above the SLO's
+/// bound (1% without one), or a stall of at least `stall_s`.
+pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<String> {
+    let bound = slo.and_then(|s| s.error_rate).unwrap_or(0.01);
+    if p.requests == 0 && p.stalled_s > 0.0 {
+        return Some(format!("no answer in {:.1} s", p.stalled_s));
+    }
+    if p.error_rate > bound {
+        let kinds: Vec<String> = p
+            .errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        return Some(format!(
+            "{:.1}% errors ({})",
+            p.error_rate * 100.0,
+            kinds.join(", ")
+        ));
+    }
+    if p.stalled_s >= stall_s {
+        return Some(format!(
+            "stalled {:.1} s with requests in flight",
+            p.stalled_s
+        ));
+    }
+    None
+}
+
+/// The relative width of a point's confidence interval (∞ without one).
+pub fn relative_ci(p: &TunePoint) -> f64 {
+    match (p.throughput_ci95, p.throughput_rps > 0.0) {
+        (Some(ci), true) => ci / p.throughput_rps,
+        _ => f64::INFINITY,
+    }
+}

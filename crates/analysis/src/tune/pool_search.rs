@@ -1,0 +1,101 @@
+//! Where the pool search measures next, for one strategy family at the
+//! client's load: the smallest pool within 5% of the best throughput that
+//! meets the SLO, found by bisection between the knee's guess and below.
+use super::point::failure;
+use super::search::close_enough;
+use poolbench_model::{Slo, TunePoint};
+
+/// Share of the best throughput a pool must reach.
+pub const WITHIN_BEST: f64 = 0.95;
+
+/// What to do next for one family.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PoolStep {
+    /// Measure this pool size.
+    Measure(usize),
+    /// The smallest good size, known within 10%.
+    Done(usize),
+    /// No size is good; why.
+    Nothing(String),
+}
+
+/// The search's bounds for one family.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolBounds {
+    /// The largest size worth trying: the client's concurrency, below the
+    /// cliff, at most `--max-pool`.
+    pub upper: usize,
+    /// The first guess below it (the capacity's knee).
+    pub guess: usize,
+    /// Stalls at least this long fail a point, seconds.
+    pub stall_s: f64,
+}
+
+/// Whether a point meets the SLO's bounds (and fails nothing).
+pub fn meets(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Result<(), String> {
+    if let Some(why) = failure(p, slo, stall_s) {
+        return Err(why);
+    }
+    let Some(slo) = slo else { return Ok(()) };
+    let ms = |us: f64| format!("{:.1} ms", us / 1000.0);
+    if let Some(b) = slo.p99_us.filter(|&b| p.p99_us > b) {
+        return Err(format!("p99 {} > {}", ms(p.p99_us), ms(b)));
+    }
+    if let Some(b) = slo.p50_us.filter(|&b| p.p50_us > b) {
+        return Err(format!("p50 {} > {}", ms(p.p50_us), ms(b)));
+    }
+    if let Some(b) = slo.throughput_rps.filter(|&b| p.throughput_rps < b) {
+        return Err(format!("{:.0} req/s < {b:.0}", p.throughput_rps));
+    }
+    Ok(())
+}
+
+/// The next step of the search over `points` (this family's, at the
+/// client's load).
+pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> PoolStep {
+    let measured = |n: usize| points.iter().any(|p| p.pool_size == n);
+    if b.upper == 0 {
+        return PoolStep::Nothing("no pool size below the cliff".into());
+    }
+    if !measured(b.upper) {
+        return PoolStep::Measure(b.upper);
+    }
+    let guess = b.guess.clamp(1, b.upper);
+    if !measured(guess) {
+        return PoolStep::Measure(guess);
+    }
+    let ok: Vec<&&TunePoint> = points
+        .iter()
+        .filter(|p| meets(p, slo, b.stall_s).is_ok())
+        .collect();
+    let Some(best) = ok.iter().map(|p| p.throughput_rps).max_by(f64::total_cmp) else {
+        let largest = points.iter().max_by_key(|p| p.pool_size).expect("measured");
+        let why = meets(largest, slo, b.stall_s).err().unwrap_or_default();
+        return PoolStep::Nothing(format!(
+            "no pool size meets the bounds: {} {why}",
+            largest.strategy
+        ));
+    };
+    let hi = ok
+        .iter()
+        .filter(|p| p.throughput_rps >= WITHIN_BEST * best)
+        .map(|p| p.pool_size)
+        .min()
+        .expect("the best is within 5% of itself");
+    let below: Vec<usize> = points
+        .iter()
+        .map(|p| p.pool_size)
+        .filter(|&n| n < hi)
+        .collect();
+    let lo = below.iter().copied().max().unwrap_or(0);
+    if hi == 1 || close_enough(lo, hi) {
+        return PoolStep::Done(hi);
+    }
+    let mid = match (lo, below.is_empty()) {
+        // Just under the guess first: the answer is usually near it.
+        (0, true) => ((hi as f64 * 0.85).floor() as usize).max(1),
+        (0, false) => (hi / 2).max(1),
+        _ => (lo + hi) / 2,
+    };
+    PoolStep::Measure(mid.clamp(lo + 1, hi - 1))
+}

@@ -1,0 +1,105 @@
+//! Where the capacity search measures next: raise the requests in flight
+//! geometrically to the cliff or the limit, then bisect the cliff, the
+//! knee and the SLO crossing until each is known within 10%.
+use super::capacity::{
+    capacity, capacity_points, service_time_us, split_at_cliff, stall_threshold,
+};
+use super::point::failure;
+use poolbench_model::{Slo, TunePoint};
+
+/// Bounds of the capacity search.
+#[derive(Clone, Copy, Debug)]
+pub struct CapacityLimits {
+    /// Raise at least this far (the client's concurrency) unless the
+    /// service fails first.
+    pub want: usize,
+    /// Never above this (descriptors, `--max-pool`-like caps).
+    pub most: usize,
+}
+
+/// Two levels this close are the same for the search's purposes.
+pub fn close_enough(lo: usize, hi: usize) -> bool {
+    hi <= lo + 1 || (hi as f64) <= 1.1 * lo as f64
+}
+
+/// The next level of requests in flight to measure, or `None` when the
+/// capacity is known well enough.
+pub fn next_level(
+    points: &[TunePoint],
+    slo: Option<&Slo>,
+    limits: CapacityLimits,
+) -> Option<usize> {
+    let levels = capacity_points(points);
+    let Some(top) = levels.last() else {
+        return Some(1);
+    };
+    let stall_s = stall_threshold(service_time_us(&levels));
+    let (good, cliff) = split_at_cliff(&levels, slo, stall_s);
+    if let Some((at, _)) = cliff {
+        // A failure seen once is measured again (after the service has
+        // recovered) before it counts as the cliff.
+        let tries = points
+            .iter()
+            .filter(|p| p.phase == poolbench_model::TunePhase::Capacity && p.in_flight == at)
+            .count();
+        let failed_once = points
+            .iter()
+            .filter(|p| p.in_flight == at && p.phase == poolbench_model::TunePhase::Capacity)
+            .any(|p| failure(p, slo, stall_s).is_some());
+        if tries < 2 && failed_once {
+            return Some(at);
+        }
+    }
+    let cap = capacity(points, slo, false);
+    let top_good = good.last().map_or(0, |p| p.in_flight);
+    if cliff.is_none() && top.in_flight < limits.most && !raised_enough(&cap, top.in_flight, limits)
+    {
+        return Some((top.in_flight * 2).min(limits.most));
+    }
+    let measured: Vec<usize> = levels.iter().map(|p| p.in_flight).collect();
+    // The cliff: between the last good level and the first failing one.
+    if let Some(at) = cap.cliff_in_flight {
+        if let Some(mid) = midpoint(top_good, at, &measured) {
+            return Some(mid);
+        }
+    }
+    // The knee, and the SLO crossing: between a level below and the level.
+    for edge in [cap.knee_in_flight, cap.slo_in_flight]
+        .into_iter()
+        .flatten()
+    {
+        let below = measured
+            .iter()
+            .copied()
+            .filter(|&l| l < edge)
+            .max()
+            .unwrap_or(0);
+        if let Some(mid) = midpoint(below, edge, &measured) {
+            return Some(mid);
+        }
+    }
+    None
+}
+
+/// Whether raising further would tell nothing new: past the client's
+/// load, past four times the knee, and throughput flat or falling over
+/// the last doubling.
+fn raised_enough(cap: &poolbench_model::Capacity, top: usize, limits: CapacityLimits) -> bool {
+    let Some(knee) = cap.knee_in_flight else {
+        return false;
+    };
+    top >= limits.want && top >= 4 * knee
+}
+
+/// A level between `lo` and `hi` not measured yet, while they are more
+/// than 10% apart.
+fn midpoint(lo: usize, hi: usize, measured: &[usize]) -> Option<usize> {
+    if close_enough(lo, hi) {
+        return None;
+    }
+    let mid = match lo {
+        0 => hi / 2,
+        _ => ((lo as f64 * hi as f64).sqrt().round() as usize).clamp(lo + 1, hi - 1),
+    };
+    (!measured.contains(&mid) && mid > 0).then_some(mid)
+}

@@ -1,0 +1,102 @@
+//! `poolbench tune`'s arguments.
+use crate::parse;
+use crate::request_args::RequestArgs;
+use clap::{Args, ValueEnum};
+use poolbench_pool::StrategySpec;
+use poolbench_server::DelaySpec;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("load").required(true).args(["concurrency", "rate"])))]
+pub(crate) struct TuneArgs {
+    /// The service to search, e.g. http://127.0.0.1:8080/. Omit it to use
+    /// the built-in server (with --server-delay and --server-max-inflight).
+    pub(crate) target: Option<String>,
+
+    /// The client's concurrency: the workers, threads or tasks that each
+    /// send one request at a time.
+    #[arg(short, long, value_parser = parse::concurrency)]
+    pub(crate) concurrency: Option<usize>,
+
+    /// The client's load as arrivals per second (open loop), instead of -c.
+    #[arg(long, value_parser = parse::rate)]
+    pub(crate) rate: Option<f64>,
+
+    /// Bounds the chosen pool must meet, e.g. 'p99<50ms,errors<1%'
+    /// (also p50<D, throughput>N). Without an error bound, more than 1%
+    /// errors fails a point.
+    #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
+    pub(crate) slo: Option<poolbench_model::Slo>,
+
+    /// The whole search's time, every phase included.
+    #[arg(long, default_value = "2m", value_parser = parse::positive_duration)]
+    pub(crate) budget: Duration,
+
+    /// Strategy families to search (comma list): pool, round-robin,
+    /// least-loaded, take-or-create, shared, per-request. [default: pool
+    /// for HTTP/1.1 and databases; shared and round-robin for h2c and gRPC]
+    #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
+    pub(crate) strategy: Vec<StrategySpec>,
+
+    /// Largest pool size to consider (and most requests in flight the
+    /// capacity search raises to). [default: 4× the client's concurrency,
+    /// within the descriptor limit]
+    #[arg(long, value_parser = parse::pool_size)]
+    pub(crate) max_pool: Option<usize>,
+
+    #[command(flatten)]
+    pub(crate) request: RequestArgs,
+
+    /// Per-request timeout, after checkout.
+    #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
+    pub(crate) timeout: Duration,
+
+    /// Connect timeout.
+    #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
+    pub(crate) connect_timeout: Duration,
+
+    /// Load-generator threads. [default: number of cores]
+    #[arg(long, value_parser = parse::concurrency)]
+    pub(crate) threads: Option<usize>,
+
+    /// What to print on stdout.
+    #[arg(long, value_enum, default_value_t = TuneFormat::Text)]
+    pub(crate) format: TuneFormat,
+
+    /// Also write the result to FILE (.json, .html or .txt); repeat.
+    #[arg(short, long, value_name = "FILE")]
+    pub(crate) output: Vec<PathBuf>,
+
+    /// No progress lines.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+
+    /// Built-in server only: response delay. [default: 1ms]
+    #[arg(long, value_parser = parse::delay)]
+    pub(crate) server_delay: Option<DelaySpec>,
+
+    /// Built-in server only: requests processed at once; excess wait.
+    #[arg(long, value_parser = parse::pool_size)]
+    pub(crate) server_max_inflight: Option<usize>,
+
+    /// Built-in server only: freeze the whole server this long at the
+    /// start of every --server-stall-every.
+    #[arg(long, value_parser = parse::duration)]
+    pub(crate) server_stall: Option<Duration>,
+
+    /// Built-in server only: the period of --server-stall.
+    #[arg(long, default_value = "5s", value_parser = parse::duration)]
+    pub(crate) server_stall_every: Duration,
+}
+
+/// What `tune` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TuneFormat {
+    /// The answer first, then the curve and every point.
+    Text,
+    /// The whole search as JSON (`poolbench schema tune`).
+    Json,
+    /// A self-contained HTML page with the capacity curve.
+    Html,
+}

@@ -1,0 +1,188 @@
+//! `poolbench tune`: the target and the client's load from the arguments,
+//! the search (tune_search.rs), then the answer written and printed.
+use crate::args::Format;
+use crate::tune_args::{TuneArgs, TuneFormat};
+use crate::tune_search::{Search, SearchSetup};
+use crate::Failure;
+use poolbench_model::{LoadModel, Plan, TuneLoad, TuneResult};
+use poolbench_pool::StrategySpec;
+use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
+use poolbench_targets::{HttpVersion, TargetSpec};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
+    check_outputs(&a.output)?;
+    let embedded = a.target.is_none();
+    let (target, server) = match &a.target {
+        Some(url) => (
+            poolbench_targets::parse_target(url).map_err(Failure::input)?,
+            None,
+        ),
+        None => {
+            let s = EmbeddedServer::start(embedded_config(&a), cores())
+                .map_err(|e| Failure::runtime(format!("cannot start the built-in server: {e}")))?;
+            (TargetSpec::http(s.addr(), "/"), Some(s))
+        }
+    };
+    let families = families(&a, &target)?;
+    let load = match (a.concurrency, a.rate) {
+        (Some(c), _) => TuneLoad::Concurrency(c),
+        (None, Some(r)) => TuneLoad::Rate(r),
+        (None, None) => {
+            return Err(Failure::input(
+                "tune needs the client's load: -c C or --rate R",
+            ))
+        }
+    };
+    let base = base_plan(&a, target.clone());
+    base.validate().map_err(Failure::input)?;
+    let fd_limit = crate::limits::raise();
+    let most = most_in_flight(&a, load, fd_limit, embedded);
+    if let TuneLoad::Concurrency(c) = load {
+        if c > most {
+            return Err(Failure::input(format!(
+                "-c {c}: this process may hold at most {most} connections (the descriptor limit, ulimit -Hn{})",
+                if a.max_pool.is_some() { ", or --max-pool" } else { "" }
+            )));
+        }
+    }
+    crate::signals::watch()
+        .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
+    let setup = SearchSetup {
+        base,
+        load,
+        slo: a.slo.clone(),
+        budget: a.budget,
+        families,
+        most_in_flight: most,
+        quiet: a.quiet,
+    };
+    let mut result = Search::new(setup).run()?;
+    if let Some(s) = server {
+        result.target = format!("built-in server at http://{}/", s.addr());
+        s.shutdown();
+    }
+    poolbench_analysis::tune::conclude(&mut result, &target.scheme);
+    for path in &a.output {
+        write(path, &render(format_of(path)?, &result))?;
+    }
+    let format = match a.format {
+        TuneFormat::Text => Format::Text,
+        TuneFormat::Json => Format::Json,
+        TuneFormat::Html => Format::Html,
+    };
+    print!("{}", render(format, &result));
+    Ok(())
+}
+
+/// The strategy families to search: as asked, or the protocol's default.
+fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
+    if a.strategy.is_empty() {
+        let h2 = matches!(target.scheme.as_str(), "h2c" | "grpc" | "grpcs")
+            || (target.scheme == "https" && a.request.http2);
+        return Ok(match h2 {
+            true => vec!["shared".into(), "round-robin".into()],
+            false => vec!["pool".into()],
+        });
+    }
+    let mut out: Vec<String> = Vec::new();
+    for s in &a.strategy {
+        let kind = s.kind();
+        if !matches!(
+            kind,
+            "pool" | "round-robin" | "least-loaded" | "take-or-create" | "shared" | "per-request"
+        ) {
+            return Err(Failure::input(format!(
+                "-s {kind}: tune searches the families pool, round-robin, least-loaded, take-or-create, shared and per-request"
+            )));
+        }
+        if s.size().is_some() {
+            return Err(Failure::input(format!(
+                "-s {s}: tune searches the size itself; give the family alone (-s {kind})"
+            )));
+        }
+        if !out.iter().any(|k| k == kind) {
+            out.push(kind.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// What every point shares: the target, its request, the timeouts.
+fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
+    let mut plan = Plan::new(target);
+    plan.strategies = vec![StrategySpec::Pool(Some(1))];
+    plan.concurrency = vec![1];
+    plan.duration = Duration::from_secs(1);
+    plan.warmup = Duration::from_millis(300);
+    plan.timeout = a.timeout;
+    plan.connect_timeout = a.connect_timeout;
+    plan.target_options = a.request.target_options();
+    if a.request.http2 {
+        plan.target_options.http_version = HttpVersion::Http2;
+    }
+    plan.load = LoadModel::Closed;
+    if let Some(n) = a.threads {
+        plan.threads = n;
+    }
+    plan
+}
+
+/// Most requests in flight (and connections) the search may use: 4× the
+/// client's load or --max-pool, within the descriptors.
+fn most_in_flight(a: &TuneArgs, load: TuneLoad, fd_limit: Option<u64>, embedded: bool) -> usize {
+    let wanted = match load {
+        TuneLoad::Concurrency(c) => (4 * c).max(16),
+        TuneLoad::Rate(_) => 1024,
+    };
+    let sides = if embedded { 2 } else { 1 };
+    let fds = fd_limit.map_or(usize::MAX, |l| (l.saturating_sub(128) / sides) as usize);
+    a.max_pool.map_or(wanted, |m| m.max(1)).min(fds).max(1)
+}
+
+fn embedded_config(a: &TuneArgs) -> ServerConfig {
+    ServerConfig {
+        listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        delay: a
+            .server_delay
+            .unwrap_or(DelaySpec::Fixed(Duration::from_millis(1))),
+        max_inflight: a.server_max_inflight,
+        stall: a.server_stall.unwrap_or(Duration::ZERO),
+        stall_every: a.server_stall_every,
+        ..ServerConfig::default()
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+fn render(format: Format, r: &TuneResult) -> String {
+    match format {
+        Format::Json => serde_json::to_string_pretty(r).expect("a result serializes") + "\n",
+        Format::Html => poolbench_report::render_tune_html(r),
+        _ => poolbench_report::render_tune_text(r),
+    }
+}
+
+fn format_of(path: &std::path::Path) -> Result<Format, Failure> {
+    match crate::output::format_of(path)? {
+        f @ (Format::Json | Format::Html | Format::Text) => Ok(f),
+        _ => Err(Failure::input(format!(
+            "-o {}: tune writes .json, .html or .txt",
+            path.display()
+        ))),
+    }
+}
+
+fn check_outputs(outputs: &[PathBuf]) -> Result<(), Failure> {
+    crate::output::check(outputs)?;
+    outputs.iter().try_for_each(|p| format_of(p).map(|_| ()))
+}
+
+fn write(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+    std::fs::write(path, text)
+        .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))
+}

@@ -1,0 +1,126 @@
+//! Phase 2 and the confirmation of `tune`, for one strategy family: the
+//! pool size bisected at the client's load, then the pick and its
+//! neighbours repeated.
+use crate::tune_search::Search;
+use crate::Failure;
+use poolbench_analysis::tune as decide;
+use poolbench_model::{FamilyAnswer, StrategySpec, TuneLoad, TunePhase, TunePoint};
+
+/// Runs of each confirmation point.
+const CONFIRM_RUNS: usize = 3;
+/// Share of the budget by the end of the pool search (the rest confirms).
+const POOL_SHARE: f64 = 0.8;
+
+impl Search {
+    /// Search one family's pool size and confirm it.
+    pub(crate) fn family(&mut self, family: &str) -> Result<(), Failure> {
+        let in_flight = self.client_in_flight();
+        let spec = family_spec(family);
+        if !spec.needs_size() {
+            // One way to connect, nothing to size: measure it, repeated.
+            if !self.stopped() {
+                let p = self.measure(
+                    TunePhase::Confirm,
+                    spec,
+                    in_flight,
+                    CONFIRM_RUNS,
+                    CONFIRM_RUNS,
+                )?;
+                self.recover_if_failed(&p)?;
+            }
+            return Ok(());
+        }
+        let upper = self.upper(in_flight);
+        let bounds = decide::PoolBounds {
+            upper,
+            guess: self
+                .result
+                .capacity
+                .knee_in_flight
+                .unwrap_or(upper)
+                .min(upper),
+            stall_s: decide::stall_threshold(self.result.capacity.service_time_us),
+        };
+        let chosen = loop {
+            let mine: Vec<&TunePoint> = self
+                .result
+                .points
+                .iter()
+                .filter(|p| p.phase == TunePhase::Pool && decide::family_of(&p.strategy) == family)
+                .collect();
+            match decide::next_pool(&mine, self.result.slo.as_ref(), bounds) {
+                decide::PoolStep::Done(n) => break n,
+                decide::PoolStep::Nothing(why) => return self.no_answer(family, why),
+                decide::PoolStep::Measure(n) => {
+                    if self.stopped() || self.left(POOL_SHARE) < self.run_cost() {
+                        return self.no_answer(
+                            family,
+                            "the budget ran out during the pool search; raise --budget".into(),
+                        );
+                    }
+                    let p = self.measure(TunePhase::Pool, spec.with_size(n), in_flight, 1, 2)?;
+                    self.recover_if_failed(&p)?;
+                }
+            }
+        };
+        for n in decide::confirm_sizes(chosen, upper) {
+            if self.stopped() {
+                break;
+            }
+            let p = self.measure(
+                TunePhase::Confirm,
+                spec.with_size(n),
+                in_flight,
+                CONFIRM_RUNS,
+                CONFIRM_RUNS,
+            )?;
+            self.recover_if_failed(&p)?;
+        }
+        Ok(())
+    }
+
+    /// Requests in flight at the client's load: its workers, or with a
+    /// rate the open loop's cap.
+    fn client_in_flight(&self) -> usize {
+        match self.setup.load {
+            TuneLoad::Concurrency(c) => c,
+            TuneLoad::Rate(r) => {
+                let s = self.result.capacity.service_time_us.unwrap_or(1000.0) / 1e6;
+                ((8.0 * r * s).ceil() as usize).clamp(64, self.most.max(64))
+            }
+        }
+    }
+
+    /// The largest pool worth trying: the client's load, below the cliff,
+    /// within the search's most.
+    fn upper(&self, in_flight: usize) -> usize {
+        let cap = &self.result.capacity;
+        let below_cliff = cap
+            .cliff_in_flight
+            .map_or(usize::MAX, |c| c.saturating_sub(1));
+        in_flight.min(below_cliff).min(self.setup.most_in_flight)
+    }
+
+    fn no_answer(&mut self, family: &str, why: String) -> Result<(), Failure> {
+        self.result.families_found.push(FamilyAnswer {
+            family: family.to_string(),
+            pool_size: None,
+            throughput_rps: None,
+            p99_us: None,
+            reason: Some(why),
+        });
+        Ok(())
+    }
+}
+
+/// A family's strategy (its size filled in later).
+fn family_spec(family: &str) -> StrategySpec {
+    match family {
+        "round-robin" => StrategySpec::RoundRobin(None),
+        "least-loaded" => StrategySpec::LeastLoaded(None),
+        "take-or-create" => StrategySpec::TakeOrCreate(None),
+        "shared" => StrategySpec::Shared,
+        "per-request" => StrategySpec::PerRequest,
+        _ => StrategySpec::Pool(None),
+    }
+}

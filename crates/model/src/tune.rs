@@ -1,0 +1,204 @@
+//! What `poolbench tune` found: the service's capacity measured from
+//! outside, the pool size to set with its proof, every point measured.
+//! Saved as JSON (`tune --format json`; the schema is [`tune_schema`]).
+use crate::findings::Pitfall;
+use crate::machine::Machine;
+use crate::slo::Slo;
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever a field of [`TuneResult`] changes meaning or goes away.
+pub const TUNE_SCHEMA_VERSION: u32 = 1;
+
+/// Everything one `poolbench tune` measured and concluded.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TuneResult {
+    pub schema_version: u32,
+    /// The target URL (no password), or the built-in server's.
+    pub target: String,
+    pub machine: Machine,
+    /// When the search started (RFC 3339, UTC).
+    pub started_at: String,
+    /// The client's load the answer is for.
+    pub load: TuneLoad,
+    /// The bounds a pool must meet (`--slo`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<Slo>,
+    /// The whole search's time budget, seconds.
+    pub budget_s: f64,
+    /// Strategy families searched (`pool`, `shared`, `round-robin`).
+    pub families: Vec<String>,
+    /// The service's capacity, from outside.
+    pub capacity: Capacity,
+    /// The answer; `None` with `reason`.
+    pub recommendation: Option<TuneRecommendation>,
+    /// Why there is no recommendation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Each family's own best pool, the recommended one among them.
+    #[serde(default)]
+    pub families_found: Vec<FamilyAnswer>,
+    /// What a person would conclude from the points, in words.
+    pub inferences: Vec<Inference>,
+    /// Every point measured, in order.
+    pub points: Vec<TunePoint>,
+    /// Pitfalls seen in the points (the same ids as `run`'s).
+    pub findings: Vec<Pitfall>,
+    /// Why the search ended before it was complete, if it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_early: Option<String>,
+    /// Wall time of the whole search, seconds.
+    pub elapsed_s: f64,
+}
+
+/// The client's load: `{"concurrency": C}` or `{"rate": R}`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TuneLoad {
+    /// Closed loop: this many workers (threads, tasks) each with one
+    /// request at a time.
+    Concurrency(usize),
+    /// Open loop: arrivals per second.
+    Rate(f64),
+}
+
+/// The service's capacity curve, measured with one connection per request
+/// in flight (so no client pool is in the way).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Capacity {
+    /// Highest throughput of a point that did not fail, req/s.
+    pub max_rps: f64,
+    /// Half-width of its 95% confidence interval.
+    pub max_rps_ci95: Option<f64>,
+    /// Requests in flight at that point.
+    pub max_rps_in_flight: usize,
+    /// Fewest in flight reaching 95% of `max_rps`.
+    pub knee_in_flight: Option<usize>,
+    /// Fewest in flight where p99 broke the SLO's bound (`None`: never,
+    /// or no p99 bound).
+    pub slo_in_flight: Option<usize>,
+    /// Fewest in flight where errors, timeouts, stalls or a collapse of
+    /// throughput began (`None`: none up to the most tried).
+    pub cliff_in_flight: Option<usize>,
+    /// What happened at the cliff.
+    pub cliff_reason: Option<String>,
+    /// How many requests the service works on at once, by Little's law,
+    /// where throughput stops growing while latency grows linearly.
+    pub serves_at_once: Option<usize>,
+    /// Mean latency with one request in flight, µs: the service time.
+    pub service_time_us: Option<f64>,
+    /// Fewest in flight past the peak where throughput fell below 90% of it
+    /// without errors (retrograde scaling).
+    pub retrograde_from: Option<usize>,
+    /// Most requests in flight tried.
+    pub most_in_flight_tried: usize,
+}
+
+/// The pool to set, and how.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TuneRecommendation {
+    /// The family (`pool`, `round-robin`, `shared`).
+    pub strategy: String,
+    /// The strategy as `run` names it (`pool:24`).
+    pub spec: String,
+    /// Connections.
+    pub pool_size: usize,
+    pub throughput_rps: f64,
+    pub throughput_ci95: Option<f64>,
+    pub p99_us: f64,
+    /// Smaller sizes measured as a tie with this one (the smallest wins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tied_with: Vec<usize>,
+    /// How to set it in the clients people use.
+    pub settings: Vec<ClientSetting>,
+}
+
+/// One client library's setting.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClientSetting {
+    pub client: String,
+    pub setting: String,
+}
+
+/// One family's best pool, or why it has none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FamilyAnswer {
+    pub family: String,
+    pub pool_size: Option<usize>,
+    pub throughput_rps: Option<f64>,
+    pub p99_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Which part of the search measured a point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TunePhase {
+    /// The service's capacity: one connection per request in flight.
+    Capacity,
+    /// Waiting for the service to recover after a failing point.
+    Recovery,
+    /// The pool size, at the client's load.
+    Pool,
+    /// The chosen size and its neighbours, repeated.
+    Confirm,
+}
+
+/// One measured point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TunePoint {
+    pub phase: TunePhase,
+    /// The strategy run (`pool:24`).
+    pub strategy: String,
+    /// Requests in flight asked for (closed-loop workers; open loop: the cap).
+    pub in_flight: usize,
+    /// Connections of the strategy.
+    pub pool_size: usize,
+    /// Open loop: the rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// Runs combined into this point.
+    pub runs: usize,
+    /// Measured seconds, over all runs.
+    pub duration_s: f64,
+    pub requests: u64,
+    pub errors: u64,
+    pub error_rate: f64,
+    /// Errors by kind (timeout, refused, reset, status, …).
+    #[serde(default)]
+    pub errors_by_kind: std::collections::BTreeMap<String, u64>,
+    pub throughput_rps: f64,
+    pub throughput_ci95: Option<f64>,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    /// Mean latency of successes, µs.
+    pub mean_us: f64,
+    /// Share of the latency spent waiting for a connection.
+    pub checkout_wait_share: f64,
+    /// Seconds with requests in flight and no success.
+    pub stalled_s: f64,
+    /// Requests in flight, time-averaged (throughput × mean latency).
+    pub achieved_in_flight: f64,
+    pub generator_cpu: Option<f64>,
+    /// The generator's own stalls (hiccup meter), p99, µs.
+    pub hiccup_p99_us: f64,
+}
+
+/// A conclusion in words, with the figures it rests on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Inference {
+    /// Stable name: `serves-at-once`, `cliff`, `retrograde`, `pool-bound`,
+    /// `delayed-ack`, `generator-limit`, `slo-crossing`.
+    pub id: String,
+    pub text: String,
+    pub evidence: String,
+}
+
+/// The JSON Schema of a [`TuneResult`] (`poolbench schema tune`).
+pub fn tune_schema() -> serde_json::Value {
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(TuneResult)).expect("a schema serializes");
+    schema["title"] = format!("poolbench tune result, schema version {TUNE_SCHEMA_VERSION}").into();
+    schema["properties"]["schema_version"]["const"] = TUNE_SCHEMA_VERSION.into();
+    schema
+}

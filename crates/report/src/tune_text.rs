@@ -1,0 +1,221 @@
+//! `tune`'s text report: the answer first, in words, with how to set it;
+//! then the capacity curve (a table and a sparkline, knee and cliff
+//! marked), every point, the inferences, the findings, the time spent.
+use crate::format::{fmt_duration_us, fmt_rate};
+use poolbench_model::{TuneLoad, TunePhase, TunePoint, TuneResult};
+use std::fmt::Write;
+
+/// The answer in one or two sentences: what to set, what the service does.
+pub fn tune_answer(r: &TuneResult) -> String {
+    let load = match r.load {
+        TuneLoad::Concurrency(c) => format!("c={c}"),
+        TuneLoad::Rate(x) => format!("{} req/s", fmt_rate(x)),
+    };
+    let first = match &r.recommendation {
+        Some(p) => format!(
+            "Set pool size {} ({}): {} req/s{}, p99 {} at {load}.",
+            p.pool_size,
+            p.strategy,
+            fmt_rate(p.throughput_rps),
+            pct(p.throughput_ci95, p.throughput_rps),
+            fmt_duration_us(p.p99_us)
+        ),
+        None => format!(
+            "No pool size recommended: {}.",
+            r.reason.as_deref().unwrap_or("the search found none")
+        ),
+    };
+    format!("{first} {}", service_sentence(r))
+}
+
+fn pct(ci: Option<f64>, of: f64) -> String {
+    match ci {
+        Some(c) if of > 0.0 => format!(" ±{:.0}%", 100.0 * c / of),
+        _ => String::new(),
+    }
+}
+
+/// What the capacity search says about the service, in one sentence.
+fn service_sentence(r: &TuneResult) -> String {
+    let c = &r.capacity;
+    if c.max_rps <= 0.0 {
+        return String::new();
+    }
+    let mut s = format!(
+        "The service peaks at about {} req/s with {} in flight",
+        fmt_rate(c.max_rps),
+        c.max_rps_in_flight
+    );
+    if let Some(n) = c.serves_at_once {
+        let _ = write!(s, " and serves about {n} at a time");
+    }
+    match (
+        c.cliff_in_flight,
+        r.inferences.iter().find(|i| i.id == "cliff"),
+    ) {
+        (Some(_), Some(i)) => {
+            let _ = write!(s, "; {}", i.text.trim_start_matches("the service "));
+        }
+        _ => {
+            let _ = write!(s, "; no failure up to {} in flight", c.most_in_flight_tried);
+        }
+    }
+    s.push('.');
+    s
+}
+
+/// The whole report.
+pub fn render_tune_text(r: &TuneResult) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "poolbench tune · {}\n", r.target);
+    let _ = writeln!(t, "{}\n", tune_answer(r));
+    if let Some(p) = &r.recommendation {
+        if !p.tied_with.is_empty() {
+            let sizes: Vec<String> = p.tied_with.iter().map(|n| n.to_string()).collect();
+            let _ = writeln!(
+                t,
+                "A tie with pool size {} (their intervals overlap): the smaller wins.\n",
+                sizes.join(", ")
+            );
+        }
+        let _ = writeln!(t, "How to set it:");
+        for s in &p.settings {
+            let _ = writeln!(t, "  {:<30} {}", s.client, s.setting);
+        }
+        t.push('\n');
+    }
+    if !r.inferences.is_empty() {
+        let _ = writeln!(t, "What the search saw:");
+        for i in &r.inferences {
+            let _ = writeln!(t, "  - {}: {}", i.text, i.evidence);
+        }
+        t.push('\n');
+    }
+    capacity_section(&mut t, r);
+    points_section(&mut t, r);
+    if r.families_found.len() > 1 {
+        let _ = writeln!(t, "Each family:");
+        for f in &r.families_found {
+            let what = match (f.pool_size, f.throughput_rps) {
+                (Some(n), Some(x)) => format!("{n} connection(s), {} req/s", fmt_rate(x)),
+                _ => f.reason.clone().unwrap_or_default(),
+            };
+            let _ = writeln!(t, "  {:<16} {what}", f.family);
+        }
+        t.push('\n');
+    }
+    for f in &r.findings {
+        let _ = writeln!(t, "! {}: {}", f.id, f.title);
+        for e in &f.evidence {
+            let _ = writeln!(t, "    {e}");
+        }
+    }
+    if let Some(why) = &r.stopped_early {
+        let _ = writeln!(t, "The search stopped early: {why}.");
+    }
+    let _ = writeln!(
+        t,
+        "Searched {} points in {:.0} s (budget {:.0} s).",
+        r.points.len(),
+        r.elapsed_s,
+        r.budget_s
+    );
+    t
+}
+
+/// The capacity curve: a sparkline of throughput against in flight, then
+/// the table with knee and cliff marked.
+fn capacity_section(t: &mut String, r: &TuneResult) {
+    let mut levels: Vec<&TunePoint> = Vec::new();
+    for p in r.points.iter().filter(|p| p.phase == TunePhase::Capacity) {
+        match levels.iter_mut().find(|q| q.in_flight == p.in_flight) {
+            Some(q) => *q = p,
+            None => levels.push(p),
+        }
+    }
+    levels.sort_by_key(|p| p.in_flight);
+    if levels.is_empty() {
+        return;
+    }
+    let c = &r.capacity;
+    let _ = writeln!(t, "Capacity (one connection per request in flight):");
+    let _ = writeln!(
+        t,
+        "  throughput {}  (in flight {} … {})",
+        sparkline(&levels),
+        levels[0].in_flight,
+        levels[levels.len() - 1].in_flight
+    );
+    let _ = writeln!(
+        t,
+        "  {:>9}  {:>10} {:>6}  {:>9}  {:>7}",
+        "in flight", "req/s", "±95%", "p99", "errors"
+    );
+    for p in &levels {
+        let mark = match p.in_flight {
+            n if Some(n) == c.cliff_in_flight => "  ← cliff",
+            n if Some(n) == c.knee_in_flight => "  ← knee",
+            n if Some(n) == c.slo_in_flight => "  ← p99 over the SLO",
+            _ => "",
+        };
+        let _ = writeln!(
+            t,
+            "  {:>9}  {:>10} {:>6}  {:>9}  {:>6.1}%{mark}",
+            p.in_flight,
+            fmt_rate(p.throughput_rps),
+            pct(p.throughput_ci95, p.throughput_rps).trim(),
+            fmt_duration_us(p.p99_us),
+            p.error_rate * 100.0
+        );
+    }
+    t.push('\n');
+}
+
+/// Throughput per level as block characters.
+fn sparkline(levels: &[&TunePoint]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = levels
+        .iter()
+        .map(|p| p.throughput_rps)
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    levels
+        .iter()
+        .map(|p| BARS[((p.throughput_rps / max) * 7.0).round().clamp(0.0, 7.0) as usize])
+        .collect()
+}
+
+/// The pool search and the confirmation, point by point.
+fn points_section(t: &mut String, r: &TuneResult) {
+    let rows: Vec<&TunePoint> = r
+        .points
+        .iter()
+        .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(t, "Pool search at the client's load:");
+    let _ = writeln!(
+        t,
+        "  {:<8} {:<18} {:>10} {:>6}  {:>9}  {:>7}  {:>5}",
+        "phase", "strategy", "req/s", "±95%", "p99", "errors", "runs"
+    );
+    for p in rows {
+        let _ = writeln!(
+            t,
+            "  {:<8} {:<18} {:>10} {:>6}  {:>9}  {:>6.1}%  {:>5}",
+            match p.phase {
+                TunePhase::Pool => "search",
+                _ => "confirm",
+            },
+            p.strategy,
+            fmt_rate(p.throughput_rps),
+            pct(p.throughput_ci95, p.throughput_rps).trim(),
+            fmt_duration_us(p.p99_us),
+            p.error_rate * 100.0,
+            p.runs
+        );
+    }
+    t.push('\n');
+}
