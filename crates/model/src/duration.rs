@@ -77,6 +77,11 @@ pub mod opt_millis {
     }
 }
 
+/// Now as RFC 3339 UTC to the second (`2026-11-24T18:00:00Z`).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,9 +97,4 @@ mod tests {
             Ok(Duration::from_millis(1500))
         );
     }
-}
-
-/// Now as RFC 3339 UTC to the second (`2026-11-24T18:00:00Z`).
-pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
