@@ -4,6 +4,7 @@
 //! expectations. A second test binary, so none of `tests` runs beside
 //! them (cargo runs test binaries one after another); within it every test
 //! that makes load takes its turn (`turns`), so they run one at a time.
+mod browser;
 mod services;
 mod turns;
 
@@ -11,3 +12,4 @@ mod interrupt;
 mod outage;
 mod scale;
 mod scenarios;
+mod tune;

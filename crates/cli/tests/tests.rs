@@ -4,6 +4,7 @@
 //! `services` the real PostgreSQL, Redis and nginx that scripts/test.sh
 //! starts; tests that time what they measure or load the whole machine
 //! take turns (`turns`).
+mod browser;
 mod services;
 mod support;
 mod turns;

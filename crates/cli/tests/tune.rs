@@ -1,0 +1,272 @@
+//! `poolbench tune` against services that run in the suite: the built-in
+//! server with a known capacity, one that stalls, a Python service that
+//! serves 8 at a time (bench/services/limited_http.py), PostgreSQL and
+//! gRPC; the budget kept; the JSON contract; the HTML in Chromium; bad
+//! input refused before any load. Each search loads the machine, so each
+//! takes its turn. Bounds are wide enough for a busy 2-core machine.
+use crate::services::pg_url;
+use crate::turns::ONE_AT_A_TIME;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+/// `poolbench tune ARGS --format json --quiet`: its JSON and wall time.
+fn tune(args: &[&str]) -> (Value, f64) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("tune")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("poolbench runs");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "tune {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (serde_json::from_slice(&out.stdout).expect("JSON"), wall)
+}
+
+/// A child process started with its address on the first line of stdout
+/// (`http ADDR`, then more listeners), stopped by PID when dropped.
+struct Listening {
+    child: Child,
+    lines: Vec<String>,
+}
+
+impl Listening {
+    fn start(cmd: &mut Command, lines: usize) -> Listening {
+        let mut child = cmd.stdout(Stdio::piped()).spawn().expect("starts");
+        let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+        let lines: Vec<String> = (0..lines).map(|_| out.next().unwrap().unwrap()).collect();
+        std::thread::spawn(move || for _ in out {});
+        Listening { child, lines }
+    }
+
+    fn addr(&self, name: &str) -> String {
+        self.lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no `{name} ADDR` in {:?}", self.lines))
+            .trim()
+            .to_string()
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number, got {v}"))
+}
+
+#[test]
+fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = std::env::temp_dir().join(format!("poolbench-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let html = dir.join("tune.html");
+    let (r, wall) = tune(&[
+        "--server-delay",
+        "20ms",
+        "--server-max-inflight",
+        "24",
+        "-c",
+        "100",
+        "--budget",
+        "60s",
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    let cap = &r["capacity"];
+    let n = cap["serves_at_once"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("serves_at_once: {cap}"));
+    assert!((21..=27).contains(&n), "serves about {n} at a time: {cap}");
+    let rec = &r["recommendation"];
+    let size = rec["pool_size"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", r["reason"]));
+    assert!((20..=30).contains(&size), "pool {size}: {rec}");
+    assert_eq!(rec["strategy"], "pool");
+    assert!(
+        num(&rec["throughput_rps"]) > 0.8 * num(&cap["max_rps"]),
+        "{rec} {cap}"
+    );
+    assert!(cap["cliff_in_flight"].is_null(), "no cliff: {cap}");
+    // The contract: every field named, settings for the common clients.
+    assert_eq!(r["load"], serde_json::json!({"concurrency": 100}));
+    for key in [
+        "max_rps",
+        "max_rps_ci95",
+        "knee_in_flight",
+        "slo_in_flight",
+        "cliff_reason",
+    ] {
+        assert!(cap.get(key).is_some(), "capacity.{key}");
+    }
+    let clients: Vec<&str> = rec["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["client"].as_str().unwrap())
+        .collect();
+    assert!(
+        clients.contains(&"Go net/http") && clients.contains(&"Python httpx"),
+        "{clients:?}"
+    );
+    assert!(r["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p["phase"] == "confirm" && p["runs"] == 3));
+    assert!(
+        num(&r["elapsed_s"]) <= 60.0 + 5.0 && wall <= 60.0 + 10.0,
+        "{wall} s for a 60 s budget"
+    );
+    // The HTML: the answer and both curves, knee marked, in a real browser.
+    let dom = crate::browser::dump_dom(&html);
+    assert!(
+        dom.contains("id=\"answer\"") && dom.contains("Set pool size"),
+        "no answer in the page"
+    );
+    assert_eq!(dom.matches("<svg class=\"chart").count(), 2);
+    assert!(dom.contains(">knee "), "the knee is marked");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stalling_server_has_a_cliff_and_no_recommendation() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // Frozen 1.5 s of every 2 s: every window of a second sees a stall.
+    let (r, _) = tune(&[
+        "--server-stall",
+        "1500ms",
+        "--server-stall-every",
+        "2s",
+        "-c",
+        "8",
+        "--budget",
+        "30s",
+    ]);
+    let cap = &r["capacity"];
+    assert!(cap["cliff_in_flight"].as_u64().is_some(), "a cliff: {cap}");
+    assert!(
+        cap["cliff_reason"].as_str().unwrap().contains("stalled"),
+        "{cap}"
+    );
+    assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
+    assert!(
+        r["reason"].as_str().unwrap().contains("no pool is safe"),
+        "{}",
+        r["reason"]
+    );
+    assert!(r["inferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == "cliff"));
+}
+
+#[test]
+fn a_python_service_with_eight_workers_serves_about_8_at_a_time() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../bench/services/limited_http.py"
+    );
+    let svc = Listening::start(
+        Command::new("python3").args([script, "workers", "--limit", "8", "--hold-ms", "10"]),
+        1,
+    );
+    let url = format!("http://{}/", svc.addr("http"));
+    let (r, _) = tune(&[&url, "-c", "32", "--budget", "45s"]);
+    let n = r["capacity"]["serves_at_once"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", r["capacity"]));
+    assert!((7..=10).contains(&n), "serves about {n}: {}", r["capacity"]);
+    let size = r["recommendation"]["pool_size"].as_u64().unwrap();
+    assert!((6..=12).contains(&size), "pool {size}");
+    assert!(r["inferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|i| i["id"] == "serves-at-once"));
+}
+
+#[test]
+fn postgres_and_grpc_each_get_an_answer() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let (pg, _) = tune(&[&pg_url(), "-c", "8", "--budget", "25s"]);
+    let size = pg["recommendation"]["pool_size"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", pg["reason"]));
+    assert!((1..=8).contains(&size), "pool {size}");
+    let clients = pg["recommendation"]["settings"].to_string();
+    assert!(
+        clients.contains("HikariCP") && clients.contains("pool_max_conns"),
+        "{clients}"
+    );
+
+    let serve = Listening::start(
+        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--delay",
+            "2ms",
+        ]),
+        2,
+    );
+    let url = format!("grpc://{}/", serve.addr("grpc"));
+    let (g, _) = tune(&[&url, "-c", "16", "--budget", "30s"]);
+    assert_eq!(g["families"], serde_json::json!(["shared", "round-robin"]));
+    assert!(
+        g["recommendation"]["pool_size"].as_u64().is_some(),
+        "{}",
+        g["reason"]
+    );
+    assert!(g["recommendation"]["settings"]
+        .to_string()
+        .contains("grpc-go"));
+}
+
+#[test]
+fn bad_input_is_refused_before_any_load() {
+    let refuse = |args: &[&str], says: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .arg("tune")
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+    };
+    refuse(&["http://127.0.0.1:9/"], "required");
+    refuse(&["http://127.0.0.1:9/", "-c", "4"], "cannot reach");
+    refuse(&["-c", "4", "-s", "pool:4"], "give the family alone");
+    refuse(&["-c", "4", "-s", "elastic"], "tune searches the families");
+    refuse(
+        &["-c", "4", "-o", "x.csv"],
+        "tune writes .json, .html or .txt",
+    );
+    let schema = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["schema", "tune"])
+        .output()
+        .unwrap();
+    let schema: Value = serde_json::from_slice(&schema.stdout).unwrap();
+    assert!(
+        schema["properties"]["capacity"].is_object()
+            && schema["properties"]["recommendation"].is_object()
+    );
+}
