@@ -14,4 +14,5 @@ mod merge;
 mod ramp;
 mod recommend;
 mod slo;
+mod tune;
 mod usl;

@@ -1,0 +1,196 @@
+//! `tune`'s decisions on simulated services: the capacity search driven to
+//! its end against a known curve finds the knee, the cliff and how many
+//! the service serves at once; the pool search finds the smallest pool
+//! within 5% of the best; the confirmation calls a tie a tie.
+use poolbench_analysis::tune::{
+    capacity, confirm_sizes, decide, next_level, next_pool, tie, CapacityLimits, PoolBounds,
+    PoolStep,
+};
+use poolbench_model::{Slo, TunePhase, TunePoint};
+
+/// A point of a service that works on `servers` requests at once, each
+/// taking `service_ms`; past `freeze` in flight it answers nothing.
+fn service(
+    phase: TunePhase,
+    in_flight: usize,
+    pool: usize,
+    servers: usize,
+    service_ms: f64,
+    freeze: Option<usize>,
+) -> TunePoint {
+    let busy = pool.min(in_flight).min(servers) as f64;
+    let frozen = freeze.is_some_and(|f| pool.min(in_flight) > f);
+    let x = if frozen {
+        0.0
+    } else {
+        busy / (service_ms / 1000.0)
+    };
+    let mean_us = if x > 0.0 {
+        in_flight as f64 / x * 1e6
+    } else {
+        0.0
+    };
+    TunePoint {
+        phase,
+        strategy: format!("pool:{pool}"),
+        in_flight,
+        pool_size: pool,
+        rate: None,
+        runs: 1,
+        duration_s: 1.0,
+        requests: (x as u64).max(if frozen { 0 } else { 1 }),
+        errors: 0,
+        error_rate: 0.0,
+        errors_by_kind: Default::default(),
+        throughput_rps: x,
+        throughput_ci95: Some(0.02 * x),
+        p50_us: mean_us,
+        p99_us: mean_us * 1.2,
+        mean_us,
+        checkout_wait_share: 0.0,
+        stalled_s: if frozen { 1.0 } else { 0.0 },
+        achieved_in_flight: in_flight as f64,
+        generator_cpu: Some(0.3),
+        hiccup_p99_us: 100.0,
+    }
+}
+
+/// The capacity search run to its end against the service.
+fn search(servers: usize, freeze: Option<usize>, want: usize) -> Vec<TunePoint> {
+    search_with(servers, freeze, want, None)
+}
+
+fn search_with(
+    servers: usize,
+    freeze: Option<usize>,
+    want: usize,
+    slo: Option<&Slo>,
+) -> Vec<TunePoint> {
+    let mut points = Vec::new();
+    let limits = CapacityLimits {
+        want,
+        most: 4 * want,
+    };
+    for _ in 0..60 {
+        match next_level(&points, slo, limits) {
+            Some(n) => points.push(service(TunePhase::Capacity, n, n, servers, 20.0, freeze)),
+            None => return points,
+        }
+    }
+    panic!(
+        "the search did not end: {:?}",
+        points.iter().map(|p| p.in_flight).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn the_capacity_search_finds_how_many_a_service_serves_at_once() {
+    for servers in [3, 8, 24, 60] {
+        let points = search(servers, None, 100);
+        let cap = capacity(&points, None, false);
+        let knee = cap.knee_in_flight.unwrap();
+        assert!(
+            knee >= servers * 95 / 100 && knee as f64 <= 1.1 * servers as f64 + 1.0,
+            "{servers}: knee {knee}"
+        );
+        assert_eq!(cap.serves_at_once, Some(servers), "{cap:?}");
+        assert!(cap.cliff_in_flight.is_none());
+        assert!(points.len() <= 20, "{servers}: {} points", points.len());
+    }
+}
+
+#[test]
+fn the_capacity_search_finds_a_freeze_within_10_percent_and_says_no_serves_at_once_for_a_delayed_ack(
+) {
+    let points = search(100, Some(15), 40);
+    let cap = capacity(&points, None, false);
+    let cliff = cap.cliff_in_flight.expect("a cliff");
+    assert!((16..=18).contains(&cliff), "cliff {cliff}");
+    let why = cap.cliff_reason.unwrap();
+    assert!(
+        why.contains("no answer") || why.contains("stalled"),
+        "{why}"
+    );
+    // A failing level is measured twice before it counts.
+    assert_eq!(points.iter().filter(|p| p.in_flight == cliff).count(), 2);
+    let plain = search(8, None, 32);
+    assert!(capacity(&plain, None, true).serves_at_once.is_none());
+}
+
+#[test]
+fn a_p99_bound_is_crossed_where_latency_passes_it() {
+    let slo: Slo = "p99<50ms".parse().unwrap();
+    let points = search_with(8, None, 64, Some(&slo));
+    let cap = capacity(&points, Some(&slo), false);
+    // p99 = 1.2 × in flight ÷ 400 req/s: over 50 ms from 17 in flight.
+    let at = cap.slo_in_flight.expect("crossed");
+    assert!((17..=19).contains(&at), "{at}");
+}
+
+#[test]
+fn the_pool_search_finds_the_smallest_pool_within_5_percent_of_the_best() {
+    for (servers, guess) in [(24, 24), (24, 40), (8, 8), (50, 20), (1, 4)] {
+        let mut points: Vec<TunePoint> = Vec::new();
+        let bounds = PoolBounds {
+            upper: 100,
+            guess,
+            stall_s: 0.5,
+        };
+        let chosen = loop {
+            let mine: Vec<&TunePoint> = points.iter().collect();
+            match next_pool(&mine, None, bounds) {
+                PoolStep::Measure(n) => {
+                    points.push(service(TunePhase::Pool, 100, n, servers, 20.0, None))
+                }
+                PoolStep::Done(n) => break n,
+                PoolStep::Nothing(why) => panic!("{why}"),
+            }
+            assert!(
+                points.len() < 15,
+                "{servers}/{guess}: {} points",
+                points.len()
+            );
+        };
+        // 95% of the best: ceil(0.95 × servers); within 10% + 1 of it.
+        let smallest = (0.95 * servers as f64).ceil() as usize;
+        assert!(
+            chosen >= smallest && chosen as f64 <= 1.1 * smallest as f64 + 1.0,
+            "{servers}/{guess}: {chosen}"
+        );
+    }
+}
+
+#[test]
+fn no_pool_is_offered_when_none_meets_the_bounds() {
+    let slo: Slo = "p99<1ms".parse().unwrap();
+    let bounds = PoolBounds {
+        upper: 16,
+        guess: 8,
+        stall_s: 0.5,
+    };
+    let points = [16, 8].map(|n| service(TunePhase::Pool, 16, n, 8, 20.0, None));
+    let mine: Vec<&TunePoint> = points.iter().collect();
+    match next_pool(&mine, Some(&slo), bounds) {
+        PoolStep::Nothing(why) => assert!(why.contains("p99"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_confirmation_calls_a_tie_and_the_smaller_pool_wins_it() {
+    assert_eq!(confirm_sizes(24, 100), vec![22, 24, 26]);
+    assert_eq!(confirm_sizes(1, 100), vec![1, 2]);
+    assert_eq!(confirm_sizes(10, 10), vec![9, 10]);
+    let mut points: Vec<TunePoint> = [22, 24, 26]
+        .map(|n| service(TunePhase::Confirm, 100, n, 24, 20.0, None))
+        .to_vec();
+    // 22 is 8% below: not within 5%. 24 and 26 are equal: a tie.
+    let refs: Vec<&TunePoint> = points.iter().collect();
+    let (w, tied) = decide(&refs, None, 0.5).unwrap();
+    assert_eq!((w.pool_size, tied), (24, vec![26]));
+    assert!(tie(&points[1], &points[2]) && !tie(&points[0], &points[1]));
+    // Noise that puts 22 within 5% of the best: the smaller wins.
+    points[0].throughput_rps = 0.96 * points[1].throughput_rps;
+    let refs: Vec<&TunePoint> = points.iter().collect();
+    assert_eq!(decide(&refs, None, 0.5).unwrap().0.pool_size, 22);
+}
