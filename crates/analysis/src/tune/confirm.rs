@@ -1,6 +1,6 @@
 //! The confirmation: the chosen size and its neighbours, repeated; the
-//! smallest size that cannot be told from 95% of the best wins, and sizes
-//! whose intervals overlap it are named as a tie.
+//! smallest size within 5% of the best wins, and sizes whose intervals
+//! overlap it are named as a tie (which the smaller has won).
 use super::pool_search::{meets, WITHIN_BEST};
 use poolbench_model::{Slo, TunePoint};
 
@@ -46,13 +46,7 @@ pub fn decide<'a>(
     let winner = ok
         .iter()
         .copied()
-        .find(|p| {
-            let slack = p
-                .throughput_ci95
-                .unwrap_or(0.0)
-                .min(0.05 * p.throughput_rps);
-            p.throughput_rps + slack >= WITHIN_BEST * best
-        })
+        .find(|p| p.throughput_rps >= WITHIN_BEST * best)
         .expect("the best qualifies");
     let tied = ok
         .iter()
