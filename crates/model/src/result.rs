@@ -144,6 +144,14 @@ pub struct CellResult {
     pub connect_us: Summary,
     /// Time from having a connection to the whole answer.
     pub request_us: Summary,
+    /// Part of the request: from sending it to the answer's first byte
+    /// (time to first byte), where the protocol tells (HTTP/1.1, over TLS
+    /// too); `None` where it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_us: Option<Summary>,
+    /// The rest of the request: from the answer's first byte to its last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_byte_us: Option<Summary>,
     pub connections: Connections,
     /// The strategy's own counters over the whole cell.
     pub pool: MetricsSnapshot,
@@ -240,6 +248,12 @@ pub struct Histograms {
     /// The hiccup meter's wake-up delays.
     #[serde(default)]
     pub generator_hiccups_ns: String,
+    /// Sent to the answer's first byte, where the protocol tells.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first_byte_ns: String,
+    /// The answer's first byte to its last, where the protocol tells.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub last_byte_ns: String,
 }
 
 impl Histograms {
