@@ -145,8 +145,9 @@ pub struct CellResult {
     /// Time from having a connection to the whole answer.
     pub request_us: Summary,
     /// Part of the request: from sending it to the answer's first byte
-    /// (time to first byte), where the protocol tells (HTTP/1.1, over TLS
-    /// too); `None` where it cannot.
+    /// (time to first byte), where the protocol tells (HTTP/1.1, HTTP/2
+    /// and gRPC, over TLS too; not PostgreSQL, Redis or the h2 crate's
+    /// client); `None` where it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_byte_us: Option<Summary>,
     /// The rest of the request: from the answer's first byte to its last.

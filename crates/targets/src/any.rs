@@ -176,7 +176,9 @@ impl Target for AnyTarget {
     fn first_byte(&self, conn: &AnyConn) -> Option<std::time::Instant> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.first_byte(c),
+            (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.first_byte(c),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.first_byte(c),
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.first_byte(c),
             _ => None,
         }
     }

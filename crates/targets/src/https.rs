@@ -115,11 +115,10 @@ impl Target for HttpsTarget {
         }
     }
 
-    /// HTTP/1.1 over TLS tells; HTTP/2's answers come through its driver.
     fn first_byte(&self, conn: &HttpsConn) -> Option<Instant> {
         match conn {
             HttpsConn::Http1(c) => c.first_byte(),
-            HttpsConn::Http2(_) => None,
+            HttpsConn::Http2(c) => c.first_byte(),
         }
     }
 }
