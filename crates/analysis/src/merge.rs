@@ -121,6 +121,7 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     a.resent += b.resent;
     a.requests += b.requests;
     a.ok += b.ok;
+    a.body_bytes += b.body_bytes;
     a.warmup_requests += b.warmup_requests;
     a.after_end += b.after_end;
     a.unfinished += b.unfinished;

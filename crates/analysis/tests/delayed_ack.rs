@@ -66,6 +66,13 @@ fn no_delayed_ack_outside_the_band_or_with_a_slow_first_byte() {
     let mut c = two_writes(0.3, 40.0);
     c.request_us.p50 = 60_000.0;
     assert!(evidence(&run(vec![c]), "delayed-ack").is_empty());
+    // A large body: its gap is its transfer, not a wait.
+    let mut c = two_writes(0.3, 43.2);
+    c.body_bytes = c.ok * 512 * 1024;
+    assert!(evidence(&run(vec![c]), "delayed-ack").is_empty());
+    let mut c = two_writes(0.3, 43.2);
+    c.body_bytes = c.ok * 22;
+    assert_eq!(evidence(&run(vec![c]), "delayed-ack").len(), 1);
     // A protocol that cannot tell: nothing to read.
     let mut c = two_writes(0.3, 43.2);
     (c.first_byte_us, c.last_byte_us) = (None, None);

@@ -25,6 +25,11 @@ fn http1_requests_split_at_the_first_byte() {
         last.mean,
         c.request_us.mean
     );
+    assert!(
+        c.body_bytes > 0 && c.body_bytes % c.ok == 0,
+        "{} bytes",
+        c.body_bytes
+    );
     for h in [&c.histograms.first_byte_ns, &c.histograms.last_byte_ns] {
         assert_eq!(decode_histogram(h).expect("decodes").len(), c.ok);
     }

@@ -153,6 +153,10 @@ pub struct CellResult {
     /// The rest of the request: from the answer's first byte to its last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_byte_us: Option<Summary>,
+    /// Body bytes of the successful measured answers, in all (0 where
+    /// unknown: a result from before it was kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub body_bytes: u64,
     pub connections: Connections,
     /// The strategy's own counters over the whole cell.
     pub pool: MetricsSnapshot,
@@ -255,6 +259,10 @@ pub struct Histograms {
     /// The answer's first byte to its last, where the protocol tells.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub last_byte_ns: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Histograms {

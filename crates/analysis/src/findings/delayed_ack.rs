@@ -5,6 +5,7 @@
 //! timer fires (40 ms on Linux): the first byte comes at once, the last
 //! about 40 ms later, whatever the service's own time.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::CellResult;
 
 pub(crate) const CHECK: Check = Check {
     id: "delayed-ack",
@@ -19,10 +20,14 @@ const GAP_US: (f64, f64) = (30_000.0, 250_000.0);
 const GAP_SHARE: f64 = 0.8;
 /// Most the median time to first byte may be, as a share of the gap.
 const FIRST_SHARE: f64 = 0.25;
+/// Largest mean answer body: a two-write answer is small; a larger body's
+/// gap is its transfer.
+const SMALL_BODY: f64 = 64.0 * 1024.0;
 
 fn find(run: &Run) -> Vec<Evidence> {
     let mut out = Vec::new();
-    for c in run.cells().filter(|c| c.ok > 0) {
+    let small = |c: &&CellResult| c.ok > 0 && c.body_bytes as f64 / c.ok as f64 <= SMALL_BODY;
+    for c in run.cells().filter(small) {
         let (Some(first), Some(last)) = (&c.first_byte_us, &c.last_byte_us) else {
             continue;
         };
