@@ -26,7 +26,7 @@ fn http1_requests_split_at_the_first_byte() {
         c.request_us.mean
     );
     assert!(
-        c.body_bytes > 0 && c.body_bytes % c.ok == 0,
+        c.body_bytes > 0 && c.body_bytes.is_multiple_of(c.ok),
         "{} bytes",
         c.body_bytes
     );
