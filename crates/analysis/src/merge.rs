@@ -98,6 +98,19 @@ fn add_histogram(a: &mut String, b: &str) -> Result<Option<Summary>, String> {
     Ok(Some(Summary::of(&h)))
 }
 
+/// As [`add_histogram`] for a histogram only some protocols fill: an
+/// empty one holds no value, so the sum is the other.
+fn add_optional_histogram(a: &mut String, b: &str) -> Result<Option<Summary>, String> {
+    if b.is_empty() {
+        return Ok(None);
+    }
+    if a.is_empty() {
+        *a = b.to_string();
+        return Ok(Some(Summary::of(&decode_histogram(a)?)));
+    }
+    add_histogram(a, b)
+}
+
 fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     if (a.strategy.as_str(), a.concurrency, a.pool_size)
         != (b.strategy.as_str(), b.concurrency, b.pool_size)
@@ -108,6 +121,7 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     a.resent += b.resent;
     a.requests += b.requests;
     a.ok += b.ok;
+    a.body_bytes += b.body_bytes;
     a.warmup_requests += b.warmup_requests;
     a.after_end += b.after_end;
     a.unfinished += b.unfinished;
@@ -170,6 +184,12 @@ fn add_histograms(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
         &b.histograms.generator_hiccups_ns,
     )? {
         a.generator_hiccups_us = s;
+    }
+    if let Some(s) = add_optional_histogram(&mut h.first_byte_ns, &b.histograms.first_byte_ns)? {
+        a.first_byte_us = Some(s);
+    }
+    if let Some(s) = add_optional_histogram(&mut h.last_byte_ns, &b.histograms.last_byte_ns)? {
+        a.last_byte_us = Some(s);
     }
     // Kept only as a summary: not mergeable exactly.
     a.latency_uncorrected_us = None;

@@ -2,7 +2,8 @@
 //! run cannot name one.
 use crate::findings::ceiling;
 use crate::findings::check::ms;
-use poolbench_model::{CellResult, Recommendation, RunResult};
+use crate::findings::pool_bound;
+use poolbench_model::{CellResult, Recommendation, RunResult, StrategySpec};
 
 /// Most errors a cell may have and still be recommended.
 const RECOMMEND_MAX_ERRORS: f64 = 0.01;
@@ -61,6 +62,9 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
         ));
     }
     let pick = Pick::of(&cells, level)?;
+    if let Some(why) = bound_at_largest_pool(result, pick.cell) {
+        return Err(why);
+    }
     let skipped = if refused.is_empty() {
         String::new()
     } else {
@@ -83,6 +87,32 @@ fn refusal(c: &CellResult) -> Option<String> {
     } else {
         None
     }
+}
+
+/// When the run's `pool-bound` pitfall names `c` and its pool is the
+/// largest of its kind the run tried, why `c` is no answer: a larger pool,
+/// never tried, would have served more.
+fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
+    let size = c.pool_size?;
+    let label = c.label();
+    let bound = result
+        .pitfalls
+        .iter()
+        .any(|p| p.id == pool_bound::ID && p.cells.contains(&label));
+    let kind = |s: &str| s.parse::<StrategySpec>().ok().map(|s| s.kind());
+    let largest = result
+        .cells
+        .iter()
+        .filter(|o| kind(&o.strategy) == kind(&c.strategy))
+        .filter_map(|o| o.pool_size)
+        .max();
+    (bound && largest == Some(size)).then(|| {
+        format!(
+            "the best cell had the largest pool tried ({}) and the pool was the bottleneck; \
+             raise --pool (or run poolbench tune)",
+            c.strategy
+        )
+    })
 }
 
 /// The run's `closed-loop-ceiling` pitfall names this cell.

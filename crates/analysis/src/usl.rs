@@ -1,7 +1,7 @@
 //! How each strategy's throughput grows with concurrency: a Universal
 //! Scalability Law fit, X(N) = λN / (1 + σ(N−1) + κN(N−1)), whose peak
 //! names the concurrency beyond which more connections only cost.
-use poolbench_model::{CellResult, RunResult, UslFit};
+use poolbench_model::{CellResult, RunResult, StrategySpec, UslFit};
 use std::collections::BTreeMap;
 
 /// Concurrency levels a fit needs.
@@ -19,14 +19,39 @@ pub(crate) fn by_strategy(result: &RunResult) -> BTreeMap<&str, Vec<&CellResult>
     m
 }
 
+/// Share of the mean latency spent waiting for a stream above which a
+/// multiplexed strategy had none to spare.
+const STREAM_WAIT_SHARE: f64 = 0.05;
+
+/// Were connections not the cap of `c`? An exclusive strategy with at
+/// least one connection per worker, one without a cap (per-request,
+/// take-or-create), or a multiplexed one (shared, round-robin,
+/// least-loaded) whose requests hardly waited for a stream. Only such
+/// cells describe the service rather than the pool.
+pub(crate) fn uncapped(c: &CellResult) -> bool {
+    let Some(cap) = c.connection_cap else {
+        return true;
+    };
+    let shares = c
+        .strategy
+        .parse::<StrategySpec>()
+        .is_ok_and(|s| s.shares_connections());
+    match shares {
+        true => c.checkout_wait_us.mean <= STREAM_WAIT_SHARE * c.latency_us.mean,
+        false => cap >= c.concurrency,
+    }
+}
+
 /// A USL fit for every strategy with at least [`USL_MIN_LEVELS`]
-/// concurrency levels (closed loop only).
+/// concurrency levels where connections were not the cap (closed loop
+/// only): the fit describes the service, not the pool.
 pub fn usl_fits(result: &RunResult) -> Vec<UslFit> {
     by_strategy(result)
         .into_iter()
         .filter_map(|(strategy, cells)| {
             let points: Vec<(f64, f64)> = cells
                 .iter()
+                .filter(|c| uncapped(c))
                 .map(|c| (c.concurrency as f64, c.throughput_rps))
                 .collect();
             fit(&points).map(|mut u| {

@@ -31,6 +31,7 @@ fn every_check_has_a_fixture_test() {
     let tested = [
         "batching-server",
         "closed-loop-ceiling",
+        "delayed-ack",
         "errors",
         "few-samples",
         "generator-hiccups",
@@ -40,6 +41,7 @@ fn every_check_has_a_fixture_test() {
         "nested-checkout-starvation",
         "not-achieved",
         "outage",
+        "pool-bound",
         "pool-queueing",
         "reconnects",
         "stall",

@@ -7,10 +7,12 @@ mod support;
 
 mod analyze;
 mod baseline;
+mod delayed_ack;
 mod failure_findings;
 mod generator_findings;
 mod load_findings;
 mod merge;
+mod pool_bound;
 mod ramp;
 mod recommend;
 mod slo;

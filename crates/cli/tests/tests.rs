@@ -15,6 +15,7 @@ mod commands;
 mod compare;
 mod database_access;
 mod databases;
+mod delayed_ack;
 mod findings;
 mod formats;
 mod grpc_calls;

@@ -133,7 +133,23 @@ fn histograms_of(r: &Recorder, hiccups: &Histogram<u64>, open: bool) -> Histogra
             false => String::new(),
         },
         generator_hiccups_ns: encode_histogram(hiccups),
+        first_byte_ns: encode_if_any(&r.first_byte),
+        last_byte_ns: encode_if_any(&r.last_byte),
     }
+}
+
+/// A histogram's encoding, or nothing when it holds no value (a protocol
+/// that cannot tell).
+fn encode_if_any(h: &Histogram<u64>) -> String {
+    match h.is_empty() {
+        true => String::new(),
+        false => encode_histogram(h),
+    }
+}
+
+/// A histogram's summary, or nothing when it holds no value.
+fn summary_if_any(h: &Histogram<u64>) -> Option<Summary> {
+    (!h.is_empty()).then(|| Summary::of(h))
 }
 
 /// The samples' mean throughput and the 95% confidence half-widths of
@@ -241,6 +257,9 @@ pub(crate) fn cell_result(
         checkout_wait_us: Summary::of(&r.checkout),
         connect_us: Summary::of(&r.connect),
         request_us: Summary::of(&r.request),
+        first_byte_us: summary_if_any(&r.first_byte),
+        last_byte_us: summary_if_any(&r.last_byte),
+        body_bytes: r.bytes,
         connections: connections_of(&all, &metrics, idle_at_end, completed),
         pool: metrics,
         server: all.server,

@@ -167,10 +167,17 @@ impl<T: Target> Shared<T> {
             t0 = t2;
             match sent {
                 Some(Ok(reply)) => {
+                    // The request's time less the answer's first to last
+                    // byte: earlier sends of it count before its first byte.
+                    let first_byte = self
+                        .target
+                        .first_byte(&lease)
+                        .map(|at| request.saturating_sub(t2.saturating_duration_since(at)));
                     let timing = Timing {
                         checkout,
                         connect,
                         request,
+                        first_byte,
                         bytes: reply.bytes,
                     };
                     return (Ok(timing), t2);

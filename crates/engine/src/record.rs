@@ -33,6 +33,10 @@ pub(crate) struct Recorder {
     pub(crate) latency: Histogram<u64>,
     pub(crate) checkout: Histogram<u64>,
     pub(crate) request: Histogram<u64>,
+    /// The request split where the protocol tells: sent to first byte of
+    /// the answer, and first byte to last.
+    pub(crate) first_byte: Histogram<u64>,
+    pub(crate) last_byte: Histogram<u64>,
     pub(crate) ok: u64,
     pub(crate) errors: [u64; ErrorKind::ALL.len()],
     /// Errors by protocol status code, where the protocol gave one.
@@ -57,12 +61,14 @@ pub(crate) struct Recorder {
 }
 
 /// One exchange's timings: checkout wait, connect (if the checkout opened
-/// the connection), request, body bytes.
+/// the connection), request and, where the protocol tells, the part of it
+/// until the answer's first byte; body bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Timing {
     pub(crate) checkout: Duration,
     pub(crate) connect: Option<Duration>,
     pub(crate) request: Duration,
+    pub(crate) first_byte: Option<Duration>,
     pub(crate) bytes: u64,
 }
 
@@ -72,6 +78,8 @@ impl Recorder {
             latency: new_histogram(),
             checkout: new_histogram(),
             request: new_histogram(),
+            first_byte: new_histogram(),
+            last_byte: new_histogram(),
             ok: 0,
             errors: [0; ErrorKind::ALL.len()],
             codes: BTreeMap::new(),
@@ -112,6 +120,11 @@ impl Recorder {
             let _ = self.connect.record(c.as_nanos() as u64);
         }
         let _ = self.request.record(t.request.as_nanos() as u64);
+        if let Some(first) = t.first_byte {
+            let _ = self.first_byte.record(first.as_nanos() as u64);
+            let rest = t.request.saturating_sub(first);
+            let _ = self.last_byte.record(rest.as_nanos() as u64);
+        }
         let _ = self.latency.record(latency.as_nanos() as u64);
         self.ok += 1;
         self.bytes += t.bytes;
@@ -129,6 +142,8 @@ impl Recorder {
         let _ = self.latency.add(&other.latency);
         let _ = self.checkout.add(&other.checkout);
         let _ = self.request.add(&other.request);
+        let _ = self.first_byte.add(&other.first_byte);
+        let _ = self.last_byte.add(&other.last_byte);
         self.ok += other.ok;
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;

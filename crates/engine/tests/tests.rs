@@ -3,6 +3,7 @@
 mod common;
 mod connections;
 mod errors;
+mod first_byte;
 mod grpc;
 mod hiccups;
 mod littles_law;

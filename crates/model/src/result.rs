@@ -144,6 +144,19 @@ pub struct CellResult {
     pub connect_us: Summary,
     /// Time from having a connection to the whole answer.
     pub request_us: Summary,
+    /// Part of the request: from sending it to the answer's first byte
+    /// (time to first byte), where the protocol tells (HTTP/1.1, HTTP/2
+    /// and gRPC, over TLS too; not PostgreSQL, Redis or the h2 crate's
+    /// client); `None` where it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_byte_us: Option<Summary>,
+    /// The rest of the request: from the answer's first byte to its last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_byte_us: Option<Summary>,
+    /// Body bytes of the successful measured answers, in all (0 where
+    /// unknown: a result from before it was kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub body_bytes: u64,
     pub connections: Connections,
     /// The strategy's own counters over the whole cell.
     pub pool: MetricsSnapshot,
@@ -240,6 +253,16 @@ pub struct Histograms {
     /// The hiccup meter's wake-up delays.
     #[serde(default)]
     pub generator_hiccups_ns: String,
+    /// Sent to the answer's first byte, where the protocol tells.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first_byte_ns: String,
+    /// The answer's first byte to its last, where the protocol tells.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub last_byte_ns: String,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Histograms {

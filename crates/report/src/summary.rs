@@ -10,13 +10,15 @@ use std::fmt::Write;
 /// Pitfalls by how much they change the decision: first those that say
 /// the target or the pool broke, then those that void the comparison, then
 /// those about the measurement itself; the rest are details.
-const WEIGHT: [&str; 13] = [
+const WEIGHT: [&str; 15] = [
     "errors",
     "outage",
     "stall",
     "nested-checkout-starvation",
     "nested-checkout",
     "closed-loop-ceiling",
+    "pool-bound",
+    "delayed-ack",
     "unequal-caps",
     "not-achieved",
     "target-saturated",

@@ -172,4 +172,14 @@ impl Target for AnyTarget {
             _ => Err(mismatch()),
         }
     }
+
+    fn first_byte(&self, conn: &AnyConn) -> Option<std::time::Instant> {
+        match (self, conn) {
+            (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.first_byte(c),
+            (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.first_byte(c),
+            (AnyTarget::Https(t), AnyConn::Https(c)) => t.first_byte(c),
+            (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.first_byte(c),
+            _ => None,
+        }
+    }
 }

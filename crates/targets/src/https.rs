@@ -8,7 +8,7 @@ use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, 
 use poolbench_model::HttpVersion;
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
@@ -112,6 +112,13 @@ impl Target for HttpsTarget {
                 let (block, body) = self.h2.next();
                 c.request(&block, body).await
             }
+        }
+    }
+
+    fn first_byte(&self, conn: &HttpsConn) -> Option<Instant> {
+        match conn {
+            HttpsConn::Http1(c) => c.first_byte(),
+            HttpsConn::Http2(c) => c.first_byte(),
         }
     }
 }

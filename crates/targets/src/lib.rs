@@ -30,6 +30,7 @@ pub use target::{parse_target, resolve, TargetError};
 
 use poolbench_pool::Connector;
 use std::future::Future;
+use std::time::Instant;
 
 /// What came back from one successful exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,4 +62,12 @@ pub trait Target: Connector<Error = RequestError> {
         &self,
         conn: &mut Self::Conn,
     ) -> impl Future<Output = Result<Reply, RequestError>> + Send;
+
+    /// When the answer to the last request [`Target::send`] sent over
+    /// `conn` began to arrive (the first read that returned bytes), where
+    /// the protocol tells; `None` where it cannot.
+    fn first_byte(&self, conn: &Self::Conn) -> Option<Instant> {
+        let _ = conn;
+        None
+    }
 }

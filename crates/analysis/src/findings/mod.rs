@@ -12,6 +12,7 @@ mod batching;
 pub(crate) mod ceiling;
 pub(crate) mod check;
 mod cpu;
+mod delayed_ack;
 mod errors;
 mod few_samples;
 mod hiccups;
@@ -19,6 +20,7 @@ mod knee;
 mod nested_checkout;
 mod not_achieved;
 mod outage;
+pub(crate) mod pool_bound;
 mod pool_queueing;
 mod reconnects;
 mod stall;
@@ -37,10 +39,12 @@ pub const CHECKS: &[Check] = &[
     hiccups::CHECK,
     cpu::GENERATOR_SATURATED,
     cpu::MACHINE_BUSY,
+    delayed_ack::CHECK,
     nested_checkout::CHECK,
     starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
+    pool_bound::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
     stall::CHECK,

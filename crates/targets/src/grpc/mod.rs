@@ -278,4 +278,8 @@ impl Target for GrpcTarget {
         })?;
         conn.call(&p.block, Some(body)).await
     }
+
+    fn first_byte(&self, conn: &GrpcConn) -> Option<std::time::Instant> {
+        conn.first_byte()
+    }
 }

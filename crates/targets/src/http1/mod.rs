@@ -9,7 +9,7 @@ use crate::request::{H1Request, HttpRequest};
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use crate::http1::wire::Http1Conn;
 
@@ -73,5 +73,9 @@ impl Connector for Http1Target {
 impl Target for Http1Target {
     async fn send(&self, conn: &mut Http1Conn) -> Result<Reply, RequestError> {
         self.exchange(conn).await
+    }
+
+    fn first_byte(&self, conn: &Http1Conn) -> Option<Instant> {
+        conn.first_byte()
     }
 }

@@ -8,6 +8,7 @@ use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
 use std::task::Poll;
+use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
@@ -61,6 +62,8 @@ pub struct Http1Conn<I = TcpStream> {
     /// The server said it closes after the last answer, or the stream is in
     /// an unknown state.
     closed: bool,
+    /// When the first read of the last exchange returned bytes.
+    first_byte: Option<Instant>,
 }
 
 /// How the answer's body is delimited.
@@ -85,11 +88,18 @@ impl<I: Wire> Http1Conn<I> {
             filled: 0,
             reused: false,
             closed: false,
+            first_byte: None,
         }
     }
 
     pub(crate) fn is_broken(&mut self) -> bool {
         self.closed || self.io.closed_while_idle()
+    }
+
+    /// When the answer to the last request began to arrive (`None` if
+    /// nothing came, or it was already buffered before the request went).
+    pub(crate) fn first_byte(&self) -> Option<Instant> {
+        self.first_byte
     }
 
     /// Send `request` (a whole encoded request, body included) and read the
@@ -104,6 +114,7 @@ impl<I: Wire> Http1Conn<I> {
             return Err(RequestError::unsent("connection closed before the request"));
         }
         let reused = std::mem::replace(&mut self.reused, true);
+        self.first_byte = None;
         // Until the answer is whole the connection's state is unknown.
         self.closed = true;
         if let Err(e) = self.io.write_all(request).await {
@@ -168,6 +179,10 @@ impl<I: Wire> Http1Conn<I> {
             ));
         }
         self.filled += n;
+        // One clock read per answer: at the first read that brought bytes.
+        if self.first_byte.is_none() {
+            self.first_byte = Some(Instant::now());
+        }
         Ok(n)
     }
 

@@ -219,11 +219,15 @@ impl<I: AsyncRead + AsyncWrite + Unpin> Driver<I> {
         if self.reader.events.is_empty() {
             return;
         }
+        // One clock read per read that brought events: the first byte
+        // of the answers that begin in it.
+        let now = std::time::Instant::now();
         let mut state = self.shared.lock();
         for event in self.reader.events.drain(..) {
             match event {
                 Event::Headers(id, status, end) => {
                     if let Some(s) = state.open.get_mut(&id) {
+                        s.first_byte.get_or_insert(now);
                         if status >= 200 && s.status == 0 {
                             s.status = status;
                         }

@@ -151,4 +151,12 @@ impl Target for Http2Target {
             }
         }
     }
+
+    /// The lean client tells; the h2 crate's does not.
+    fn first_byte(&self, conn: &H2cConn) -> Option<std::time::Instant> {
+        match conn {
+            H2cConn::Lean(c) => c.first_byte(),
+            H2cConn::Crate(_) => None,
+        }
+    }
 }

@@ -8,6 +8,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Waker;
+use std::time::Instant;
 
 /// Client-initiated streams one HTTP/2 connection can ever open (odd ids
 /// below 2^31): the limit of a peer that sets none.
@@ -73,6 +74,8 @@ pub(crate) struct Stream {
     pub(crate) window: i64,
     /// gRPC: the answer's `grpc-status` and `grpc-message`.
     pub(crate) grpc: Option<(u16, String)>,
+    /// When the read that brought the answer's first frame ended.
+    pub(crate) first_byte: Option<Instant>,
 }
 
 impl State {

@@ -18,12 +18,15 @@ use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
+use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// One HTTP/2 connection, or a handle to one ([`H2Wire::share`]). Its
 /// driver task ends when every handle is dropped and no stream is open.
 pub struct H2Wire {
     shared: Arc<Shared>,
+    /// When the answer to this handle's last request began to arrive.
+    first_byte: Option<Instant>,
 }
 
 impl H2Wire {
@@ -57,7 +60,10 @@ impl H2Wire {
         let mut driver = Driver::new(io, Arc::clone(&shared));
         poll_fn(|cx| driver.poll_handshake(cx)).await?;
         tokio::spawn(driver);
-        Ok(H2Wire { shared })
+        Ok(H2Wire {
+            shared,
+            first_byte: None,
+        })
     }
 
     /// Streams the peer lets this connection open at once.
@@ -70,6 +76,7 @@ impl H2Wire {
         self.shared.handles.fetch_add(1, Ordering::Relaxed);
         H2Wire {
             shared: Arc::clone(&self.shared),
+            first_byte: None,
         }
     }
 
@@ -83,7 +90,7 @@ impl H2Wire {
     /// the whole answer; 4xx and 5xx are errors by status. Dropped before
     /// the answer, the request's stream is reset (CANCEL).
     pub(crate) async fn request(
-        &self,
+        &mut self,
         block: &[u8],
         body: Option<Arc<[u8]>>,
     ) -> Result<Reply, RequestError> {
@@ -106,7 +113,7 @@ impl H2Wire {
     /// a status other than OK is an error counted by its code. The reply's
     /// status is the gRPC code (0).
     pub(crate) async fn call(
-        &self,
+        &mut self,
         block: &[u8],
         body: Option<Arc<[u8]>>,
     ) -> Result<Reply, RequestError> {
@@ -131,8 +138,25 @@ impl H2Wire {
         }
     }
 
-    /// Sends a request and waits for the whole answer.
+    /// When the answer to this handle's last request began to arrive.
+    pub(crate) fn first_byte(&self) -> Option<Instant> {
+        self.first_byte
+    }
+
+    /// Sends a request and waits for the whole answer (and notes when
+    /// its first frame came).
     async fn exchange(
+        &mut self,
+        block: &[u8],
+        body: Option<Arc<[u8]>>,
+    ) -> Result<Stream, RequestError> {
+        self.first_byte = None;
+        let stream = self.exchange_whole(block, body).await?;
+        self.first_byte = stream.first_byte;
+        Ok(stream)
+    }
+
+    async fn exchange_whole(
         &self,
         block: &[u8],
         body: Option<Arc<[u8]>>,
