@@ -126,11 +126,8 @@ impl Search {
 
     /// Phase 1: raise, then bisect, the requests in flight.
     fn capacity_phase(&mut self) -> Result<(), Failure> {
-        let want = match self.setup.load {
-            TuneLoad::Concurrency(c) => c,
-            TuneLoad::Rate(_) => 64,
-        };
         loop {
+            let want = self.want();
             let limits = decide::CapacityLimits {
                 want: want.min(self.most),
                 most: self.most,
@@ -162,6 +159,18 @@ impl Search {
                 ));
             }
             self.recover_if_failed(&point)?;
+        }
+    }
+
+    /// How far phase 1 must raise: the client's workers, or with a rate
+    /// twice the requests in flight it needs (rate × service time).
+    fn want(&self) -> usize {
+        match self.setup.load {
+            TuneLoad::Concurrency(c) => c,
+            TuneLoad::Rate(r) => match self.result.capacity.service_time_us {
+                Some(s) => ((2.0 * r * s / 1e6).ceil() as usize).max(8),
+                None => 64,
+            },
         }
     }
 

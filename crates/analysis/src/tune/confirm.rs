@@ -1,7 +1,7 @@
 //! The confirmation: the chosen size and its neighbours, repeated; the
-//! smallest size within 5% of the best wins, and sizes whose intervals
-//! overlap it are named as a tie (which the smaller has won).
-use super::pool_search::{meets, WITHIN_BEST};
+//! smallest size within 5% of the best, or tied with it (their intervals
+//! overlap), wins; the other sizes tied with the winner are named.
+use super::verdict::{close_to_best, meets, tie};
 use poolbench_model::{Slo, TunePoint};
 
 /// The sizes to confirm: the chosen one, about 10% below and above (the
@@ -31,10 +31,10 @@ pub fn decide<'a>(
         .filter(|p| meets(p, slo, stall_s).is_ok())
         .collect();
     ok.sort_by_key(|p| p.pool_size);
-    let best = ok
+    let best_point = ok
         .iter()
-        .map(|p| p.throughput_rps)
-        .max_by(f64::total_cmp)
+        .copied()
+        .max_by(|a, b| a.throughput_rps.total_cmp(&b.throughput_rps))
         .ok_or_else(|| match points.iter().max_by_key(|p| p.pool_size) {
             Some(p) => format!(
                 "the confirmation failed: {} {}",
@@ -46,7 +46,7 @@ pub fn decide<'a>(
     let winner = ok
         .iter()
         .copied()
-        .find(|p| p.throughput_rps >= WITHIN_BEST * best)
+        .find(|p| close_to_best(p, best_point))
         .expect("the best qualifies");
     let tied = ok
         .iter()
@@ -54,14 +54,4 @@ pub fn decide<'a>(
         .map(|p| p.pool_size)
         .collect();
     Ok((winner, tied))
-}
-
-/// Two points whose throughput intervals overlap (or within 2% without
-/// intervals) cannot be told apart.
-pub fn tie(a: &TunePoint, b: &TunePoint) -> bool {
-    let gap = (a.throughput_rps - b.throughput_rps).abs();
-    match (a.throughput_ci95, b.throughput_ci95) {
-        (Some(x), Some(y)) => gap <= x + y,
-        _ => gap <= 0.02 * a.throughput_rps.max(b.throughput_rps),
-    }
 }

@@ -7,14 +7,16 @@ mod point;
 mod pool_search;
 mod search;
 mod settings;
+mod verdict;
 
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
-pub use confirm::{confirm_sizes, decide, tie};
+pub use confirm::{confirm_sizes, decide};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
-pub use pool_search::{meets, next_pool, PoolBounds, PoolStep, WITHIN_BEST};
+pub use pool_search::{next_pool, PoolBounds, PoolStep};
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use settings::settings;
+pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
 use poolbench_model::{FamilyAnswer, TunePhase, TunePoint, TuneRecommendation, TuneResult};
 

@@ -6,8 +6,8 @@ use poolbench_model::{
 };
 
 /// Buckets of the 100 ms timeline per batch whose mean gives one sample
-/// of the throughput (half a second).
-const BATCH_BUCKETS: usize = 5;
+/// of the throughput (a fifth of a second: five samples in a second's run).
+const BATCH_BUCKETS: usize = 2;
 
 /// One point from the runs of one cell (each run a `CellResult`).
 pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> TunePoint {
@@ -105,6 +105,8 @@ fn merged_latency(runs: &[CellResult]) -> Summary {
 /// Half-width of the throughput's 95% confidence interval: from the runs
 /// when there are three or more, else from half-second batch means of the
 /// runs' timelines (`None` with fewer than two batches).
+/// A 100 ms bucket holds the completions of its own 100 ms, so a batch's
+/// samples are nearly independent for services answering well under that.
 fn throughput_ci95(runs: &[CellResult]) -> Option<f64> {
     if runs.len() >= 3 {
         let rates: Vec<f64> = runs.iter().map(|c| c.throughput_rps).collect();
@@ -117,7 +119,7 @@ fn throughput_ci95(runs: &[CellResult]) -> Option<f64> {
     mean_ci95(&batches).1
 }
 
-/// Successes per second in each full half-second of the measured window.
+/// Successes per second in each full batch of the measured window.
 pub fn batch_rates(c: &CellResult) -> Vec<f64> {
     let t = &c.timeline;
     let bucket_s = t.bucket_ms.max(1) as f64 / 1000.0;

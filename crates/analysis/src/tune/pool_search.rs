@@ -1,12 +1,9 @@
 //! Where the pool search measures next, for one strategy family at the
 //! client's load: the smallest pool within 5% of the best throughput that
 //! meets the SLO, found by bisection between the knee's guess and below.
-use super::point::failure;
 use super::search::close_enough;
+use super::verdict::{close_to_best, meets};
 use poolbench_model::{Slo, TunePoint};
-
-/// Share of the best throughput a pool must reach.
-pub const WITHIN_BEST: f64 = 0.95;
 
 /// What to do next for one family.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,25 +28,6 @@ pub struct PoolBounds {
     pub stall_s: f64,
 }
 
-/// Whether a point meets the SLO's bounds (and fails nothing).
-pub fn meets(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Result<(), String> {
-    if let Some(why) = failure(p, slo, stall_s) {
-        return Err(why);
-    }
-    let Some(slo) = slo else { return Ok(()) };
-    let ms = |us: f64| format!("{:.1} ms", us / 1000.0);
-    if let Some(b) = slo.p99_us.filter(|&b| p.p99_us > b) {
-        return Err(format!("p99 {} > {}", ms(p.p99_us), ms(b)));
-    }
-    if let Some(b) = slo.p50_us.filter(|&b| p.p50_us > b) {
-        return Err(format!("p50 {} > {}", ms(p.p50_us), ms(b)));
-    }
-    if let Some(b) = slo.throughput_rps.filter(|&b| p.throughput_rps < b) {
-        return Err(format!("{:.0} req/s < {b:.0}", p.throughput_rps));
-    }
-    Ok(())
-}
-
 /// The next step of the search over `points` (this family's, at the
 /// client's load).
 pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> PoolStep {
@@ -68,7 +46,10 @@ pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> Poo
         .iter()
         .filter(|p| meets(p, slo, b.stall_s).is_ok())
         .collect();
-    let Some(best) = ok.iter().map(|p| p.throughput_rps).max_by(f64::total_cmp) else {
+    let Some(best) = ok
+        .iter()
+        .max_by(|a, b| a.throughput_rps.total_cmp(&b.throughput_rps))
+    else {
         let largest = points.iter().max_by_key(|p| p.pool_size).expect("measured");
         let why = meets(largest, slo, b.stall_s).err().unwrap_or_default();
         return PoolStep::Nothing(format!(
@@ -76,9 +57,10 @@ pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> Poo
             largest.strategy
         ));
     };
+    // Within 5% of the best, or a tie with it: the smaller pool wins.
     let hi = ok
         .iter()
-        .filter(|p| p.throughput_rps >= WITHIN_BEST * best)
+        .filter(|p| close_to_best(p, best))
         .map(|p| p.pool_size)
         .min()
         .expect("the best is within 5% of itself");
