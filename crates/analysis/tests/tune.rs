@@ -193,4 +193,10 @@ fn the_confirmation_calls_a_tie_and_the_smaller_pool_wins_it() {
     points[0].throughput_rps = 0.96 * points[1].throughput_rps;
     let refs: Vec<&TunePoint> = points.iter().collect();
     assert_eq!(decide(&refs, None, 0.5).unwrap().0.pool_size, 22);
+    // Intervals so wide they overlap at 63% of the best: not a tie.
+    points[0].throughput_rps = 0.63 * points[1].throughput_rps;
+    points[0].throughput_ci95 = Some(0.3 * points[0].throughput_rps);
+    points[1].throughput_ci95 = Some(0.3 * points[1].throughput_rps);
+    let refs: Vec<&TunePoint> = points.iter().collect();
+    assert_eq!(decide(&refs, None, 0.5).unwrap().0.pool_size, 24);
 }

@@ -102,16 +102,11 @@ fn merged_latency(runs: &[CellResult]) -> Summary {
     Summary::of(&h)
 }
 
-/// Half-width of the throughput's 95% confidence interval: from the runs
-/// when there are three or more, else from half-second batch means of the
-/// runs' timelines (`None` with fewer than two batches).
+/// Half-width of the throughput's 95% confidence interval, from the batch
+/// means of all the runs' timelines (`None` with fewer than two batches).
 /// A 100 ms bucket holds the completions of its own 100 ms, so a batch's
 /// samples are nearly independent for services answering well under that.
 fn throughput_ci95(runs: &[CellResult]) -> Option<f64> {
-    if runs.len() >= 3 {
-        let rates: Vec<f64> = runs.iter().map(|c| c.throughput_rps).collect();
-        return mean_ci95(&rates).1;
-    }
     let mut batches = Vec::new();
     for c in runs {
         batches.extend(batch_rates(c));

@@ -25,10 +25,15 @@ pub fn meets(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Result<(), Strin
     Ok(())
 }
 
-/// Within 5% of the best point's throughput, or a tie with it: the
-/// smaller pool wins a tie.
+/// Below this share of the best, overlapping intervals are too wide to
+/// call a tie: the points could not be told apart, which is not the same.
+const TIE_FLOOR: f64 = 0.9;
+
+/// Within 5% of the best point's throughput, or a tie with it (and within
+/// 10%): the smaller pool wins a tie.
 pub fn close_to_best(p: &TunePoint, best: &TunePoint) -> bool {
-    p.throughput_rps >= WITHIN_BEST * best.throughput_rps || tie(p, best)
+    p.throughput_rps >= WITHIN_BEST * best.throughput_rps
+        || (tie(p, best) && p.throughput_rps >= TIE_FLOOR * best.throughput_rps)
 }
 
 /// Two points whose throughput intervals overlap (or within 2% without
