@@ -31,8 +31,8 @@ pub struct TuneResult {
     pub capacity: Capacity,
     /// The answer; `None` with `reason`.
     pub recommendation: Option<TuneRecommendation>,
-    /// Why there is no recommendation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why there is no recommendation (`null` when there is one).
+    #[serde(default)]
     pub reason: Option<String>,
     /// Each family's own best pool, the recommended one among them.
     #[serde(default)]
