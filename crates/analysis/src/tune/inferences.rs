@@ -51,7 +51,8 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) ->
     }
     if let (Some(n), Some(why)) = (cap.cliff_in_flight, cap.cliff_reason.as_deref()) {
         let below = levels.iter().rev().find(|p| p.in_flight < n);
-        let verb = match why.contains("stalled") || why.contains("no answer") {
+        let frozen = ["stalled", "no answer", "collapsed to 0%"];
+        let verb = match frozen.iter().any(|w| why.contains(w)) {
             true => "freezes",
             false => "fails",
         };

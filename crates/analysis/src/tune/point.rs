@@ -68,14 +68,14 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
     }
 }
 
-/// The longest stretch of the measured window (and the drain after it)
-/// with requests in flight and no success, seconds.
+/// The longest stretch with requests in flight and no success, seconds,
+/// counted within the measured window (and the drain after it): a freeze
+/// that began in the warm-up counts from the window's start.
 fn longest_stall(c: &CellResult) -> f64 {
     c.timeline
         .stalls(std::time::Duration::from_millis(100))
         .iter()
-        .filter(|s| s.start_s >= -0.05)
-        .map(|s| s.duration_s)
+        .map(|s| s.start_s + s.duration_s - s.start_s.max(0.0))
         .fold(0.0, f64::max)
 }
 
