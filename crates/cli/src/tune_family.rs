@@ -8,8 +8,8 @@ use poolbench_model::{FamilyAnswer, StrategySpec, TuneLoad, TunePhase, TunePoint
 
 /// Runs of each confirmation point.
 const CONFIRM_RUNS: usize = 3;
-/// Share of the budget by the end of the pool search (the rest confirms).
-const POOL_SHARE: f64 = 0.8;
+/// Sizes each confirmation measures (the pick and its neighbours).
+const CONFIRM_SIZES: u32 = 3;
 
 impl Search {
     /// Search one family's pool size and confirm it.
@@ -52,7 +52,7 @@ impl Search {
                 decide::PoolStep::Done(n) => break n,
                 decide::PoolStep::Nothing(why) => return self.no_answer(family, why),
                 decide::PoolStep::Measure(n) => {
-                    if self.stopped() || self.left(POOL_SHARE) < self.run_cost() {
+                    if self.stopped() || self.left(1.0) < self.run_cost() + self.reserve() {
                         return self.no_answer(
                             family,
                             "the budget ran out during the pool search; raise --budget".into(),
@@ -77,6 +77,11 @@ impl Search {
             self.recover_if_failed(&p)?;
         }
         Ok(())
+    }
+
+    /// Time kept for the confirmations of this family and the ones after.
+    fn reserve(&self) -> std::time::Duration {
+        self.run_cost() * (CONFIRM_SIZES * CONFIRM_RUNS as u32 * self.families_left as u32)
     }
 
     /// Requests in flight at the client's load: its workers, or with a

@@ -49,6 +49,10 @@ pub(crate) struct Search {
     /// Most requests in flight phase 1 may raise to (lowered when the
     /// generator reaches its own limit).
     pub(crate) most: usize,
+    /// Families not searched yet, the current one included.
+    pub(crate) families_left: usize,
+    /// Runs made so far, and their wall time: what a run really costs.
+    runs: (u32, Duration),
 }
 
 impl Search {
@@ -74,6 +78,8 @@ impl Search {
         };
         Search {
             most: setup.most_in_flight,
+            families_left: setup.families.len(),
+            runs: (0, Duration::ZERO),
             setup,
             started: Instant::now(),
             result,
@@ -84,10 +90,11 @@ impl Search {
     pub(crate) fn run(mut self) -> Result<TuneResult, Failure> {
         self.capacity_phase()?;
         let families = self.setup.families.clone();
-        for family in &families {
+        for (i, family) in families.iter().enumerate() {
             if self.stopped() {
                 break;
             }
+            self.families_left = families.len() - i;
             self.family(family)?;
         }
         if poolbench_engine::interrupt::requested().is_some() && self.result.stopped_early.is_none()
@@ -115,9 +122,14 @@ impl Search {
             .saturating_sub(self.started.elapsed())
     }
 
-    /// What one run of a point costs: warm-up, window, and setting up.
+    /// What one run of a point costs: warm-up, window, and setting up, or
+    /// the mean wall time of the runs so far where that is more.
     pub(crate) fn run_cost(&self) -> Duration {
-        self.setup.base.warmup + self.window() + Duration::from_millis(300)
+        let planned = self.setup.base.warmup + self.window() + Duration::from_millis(300);
+        match self.runs {
+            (0, _) => planned,
+            (n, wall) => planned.max(wall / n),
+        }
     }
 
     /// The measured window of one run: 1 s, or 40 service times up to 3 s.
@@ -139,7 +151,12 @@ impl Search {
             else {
                 return Ok(());
             };
-            if self.stopped() || self.left(CAPACITY_SHARE) < self.run_cost() {
+            // Keep time for a few pool points and every confirmation.
+            let after = self.run_cost() * (4 + 9 * self.setup.families.len() as u32);
+            if self.stopped()
+                || self.left(CAPACITY_SHARE) < self.run_cost()
+                || self.left(1.0) < after
+            {
                 self.note_early(format!(
                     "the capacity search ran out of its share of the budget at {level} in flight"
                 ));
@@ -286,7 +303,10 @@ impl Search {
 
     /// One run of the engine; its findings kept, its cell returned.
     fn run_once(&mut self, plan: &Plan) -> Result<CellResult, Failure> {
-        let mut run = poolbench_engine::run(plan, None, &NoEvents).map_err(|e| match e {
+        let started = Instant::now();
+        let outcome = poolbench_engine::run(plan, None, &NoEvents);
+        self.runs = (self.runs.0 + 1, self.runs.1 + started.elapsed());
+        let mut run = outcome.map_err(|e| match e {
             EngineError::Runtime(_) => Failure::runtime(e),
             _ => Failure::input(e),
         })?;

@@ -158,7 +158,9 @@ fn a_stalling_server_has_a_cliff_and_no_recommendation() {
     let cap = &r["capacity"];
     assert!(cap["cliff_in_flight"].as_u64().is_some(), "a cliff: {cap}");
     assert!(
-        cap["cliff_reason"].as_str().unwrap().contains("stalled"),
+        ["stalled", "no answer"]
+            .iter()
+            .any(|w| cap["cliff_reason"].as_str().unwrap().contains(w)),
         "{cap}"
     );
     assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
@@ -203,7 +205,7 @@ fn a_python_service_with_eight_workers_serves_about_8_at_a_time() {
 #[test]
 fn postgres_and_grpc_each_get_an_answer() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (pg, _) = tune(&[&pg_url(), "-c", "8", "--budget", "25s"]);
+    let (pg, _) = tune(&[&pg_url(), "-c", "8", "--budget", "45s"]);
     let size = pg["recommendation"]["pool_size"]
         .as_u64()
         .unwrap_or_else(|| panic!("{}", pg["reason"]));
@@ -227,7 +229,7 @@ fn postgres_and_grpc_each_get_an_answer() {
         2,
     );
     let url = format!("grpc://{}/", serve.addr("grpc"));
-    let (g, _) = tune(&[&url, "-c", "16", "--budget", "30s"]);
+    let (g, _) = tune(&[&url, "-c", "16", "--budget", "60s"]);
     assert_eq!(g["families"], serde_json::json!(["shared", "round-robin"]));
     assert!(
         g["recommendation"]["pool_size"].as_u64().is_some(),
