@@ -144,11 +144,17 @@ fn curve(
         short(ymax / 1.1),
         hgt - bottom
     );
+    // Level labels, none closer than 22 px to the one before.
+    let mut last = f64::NEG_INFINITY;
     for p in levels {
+        let xp = x(p.in_flight as f64);
+        if xp - last < 22.0 {
+            continue;
+        }
+        last = xp;
         let _ = write!(
             s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            x(p.in_flight as f64),
+            "<text x=\"{xp:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             hgt - bottom + 16.0,
             p.in_flight
         );
