@@ -65,6 +65,8 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 # The real interpreter, not pyenv's shim (which forks: $! would not be the server).
 py=$(python3 -c 'import sys; print(sys.executable)')
 
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 tmp=$(mktemp -d /tmp/tune-accuracy.XXXXXX)
 chmod 755 "$tmp" # scripts/services.sh runs PostgreSQL as the postgres user
 out=${TA_OUT:-$tmp/out}
@@ -87,13 +89,10 @@ stop_service() {
 cleanup() {
     stop_service
     rm -rf "$tmp"
+    bench_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-free_port() {
-    "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 
 # Wait for FILE to have a line `http ADDR` (poolbench serve and
 # limited_http.py print it once listening); sets $addr.
@@ -111,50 +110,16 @@ wait_http_line() {
 
 # Each start_* sets $url, $c, $about and the array run_extra (arguments for
 # both run and tune), or returns 1.
-start_nginx() {
-    local d=$tmp/nginx port
-    if ! command -v nginx >/dev/null; then
-        echo "installing nginx from the OS packages" >&2
-        local sudo=sudo
-        [ "$(id -u)" = 0 ] && sudo=
-        $sudo apt-get install -y -q nginx >/dev/null 2>&1 ||
-            { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q nginx >/dev/null; } || return 1
-    fi
-    port=$(free_port)
-    mkdir -p "$d/logs"
-    cat >"$d/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-pid $d/nginx.pid;
-error_log $d/logs/error.log;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    keepalive_requests 1000000;
-    client_body_temp_path $d;
-    proxy_temp_path $d;
-    fastcgi_temp_path $d;
-    uwsgi_temp_path $d;
-    scgi_temp_path $d;
-    server {
-        listen 127.0.0.1:$port;
-        location / { return 200 "hello, world\n"; }
-    }
-}
-CONF
-    nginx -p "$d" -c "$d/nginx.conf" 2>"$d/logs/stderr" &
-    svc_pid=$!
-    url="http://127.0.0.1:$port/"
+start_nginx_service() {
+    command -v nginx >/dev/null || apt_install nginx || return 1
+    # shellcheck disable=SC2119 # no arguments: HTTP/1.1
+    start_nginx # bench/lib.sh: one worker, a 13-byte body; sets $nginx_addr
+    svc_pid=$nginx_pid
+    nginx_pid=
+    url="http://$nginx_addr/"
     c=64
     run_extra=()
     about="$(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker, 13-byte body"
-    for _ in $(seq 100); do
-        curl -sf "$url" >/dev/null 2>&1 && return 0
-        kill -0 "$svc_pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    cat "$d/logs/stderr" "$d/logs/error.log" >&2 2>/dev/null
-    return 1
 }
 
 start_python() {
@@ -189,7 +154,7 @@ start_pg() {
     about="PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}') (scripts/services.sh), SELECT pg_sleep(0.005), sslmode=disable"
 }
 
-start_serve() {
+start_builtin() {
     "$bin" serve --listen 127.0.0.1:0 --delay 20ms --max-inflight 24 >"$tmp/serve.out" 2>&1 &
     svc_pid=$!
     wait_http_line "$tmp/serve.out" || { cat "$tmp/serve.out" >&2; return 1; }
@@ -223,11 +188,11 @@ results=()
 for s in "${wanted[@]}"; do
     started=0
     case $s in
-    nginx) start_nginx || started=$? ;;
+    nginx) start_nginx_service || started=$? ;;
     workers) start_python workers || started=$? ;;
     freeze) start_python pool-freeze || started=$? ;;
     pg) start_pg || started=$? ;;
-    serve) start_serve || started=$? ;;
+    serve) start_builtin || started=$? ;;
     esac
     if [ "$started" -ne 0 ]; then
         echo "== $s: could not be started; skipped" >&2
