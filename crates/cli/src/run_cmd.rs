@@ -292,7 +292,7 @@ fn embedded_config(a: &RunArgs) -> ServerConfig {
     }
 }
 
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 

@@ -21,7 +21,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
             None,
         ),
         None => {
-            let s = EmbeddedServer::start(embedded_config(&a), cores())
+            let s = EmbeddedServer::start(embedded_config(&a), crate::run_cmd::cores())
                 .map_err(|e| Failure::runtime(format!("cannot start the built-in server: {e}")))?;
             (TargetSpec::http(s.addr(), "/"), Some(s))
         }
@@ -153,10 +153,6 @@ fn embedded_config(a: &TuneArgs) -> ServerConfig {
         stall_every: a.server_stall_every,
         ..ServerConfig::default()
     }
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 fn render(format: Format, r: &TuneResult) -> String {

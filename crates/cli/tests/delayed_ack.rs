@@ -2,52 +2,13 @@
 //! writes its answer in two writes with Nagle on (support/nagle_server.py)
 //! makes every request wait for the client's delayed ACK, and poolbench
 //! sees the first byte at once, the last about 40 ms later, and says why.
-use crate::support::run;
+use crate::support::{run, PortServer};
 use crate::turns::ONE_AT_A_TIME;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-/// The two-writes server; it stops when its stdin closes, and is stopped
-/// by PID when dropped.
-struct TwoWrites {
-    child: Child,
-    port: u16,
-}
-
-impl TwoWrites {
-    fn start() -> TwoWrites {
-        let mut child = Command::new("python3")
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/support/nagle_server.py"
-            ))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .strip_prefix("PORT ")
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("the two-writes server did not start: {line:?}"));
-        TwoWrites { child, port }
-    }
-}
-
-impl Drop for TwoWrites {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 #[test]
 fn two_writes_with_nagle_wait_for_the_delayed_ack() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let server = TwoWrites::start();
+    let server = PortServer::start("nagle_server.py", &[]);
     let url = format!("http://127.0.0.1:{}/", server.port);
     let result = run(&[
         &url, "-s", "pool:2", "-c", "2", "-d", "2s", "--warmup", "300ms",

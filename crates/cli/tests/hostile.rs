@@ -4,52 +4,15 @@
 //! other stream refused, garbage frames. Each run ends by itself within its
 //! bounds, with errors counted by kind (none where the protocol says to wait
 //! or resend), and poolbench's memory stays small.
+use crate::support::PortServer;
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// The hostile server in `mode`; it stops when its stdin closes.
-struct Hostile {
-    child: Child,
-    port: u16,
-}
-
-impl Hostile {
-    fn start(mode: &str) -> Hostile {
-        let mut child = Command::new("python3")
-            .arg(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/tests/support/hostile_server.py"
-            ))
-            .arg(mode)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .strip_prefix("PORT ")
-            .and_then(|p| p.trim().parse().ok())
-            .unwrap_or_else(|| panic!("{mode}: {line:?}"));
-        Hostile { child, port }
-    }
-}
-
-impl Drop for Hostile {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Runs poolbench against `mode`; its exit code, result (if JSON came)
 /// and highest RSS seen in MB.
 fn against(mode: &str, scheme: &str, strategy: &str, c: &str) -> (i32, Option<Value>, u64) {
-    let server = Hostile::start(mode);
+    let server = PortServer::start("hostile_server.py", &[mode]);
     let url = format!("{scheme}://127.0.0.1:{}/", server.port);
     let started = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))

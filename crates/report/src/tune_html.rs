@@ -1,10 +1,12 @@
 //! `tune`'s HTML report: one self-contained page (inline CSS and SVG, no
 //! script): the answer, how to set it, the capacity curve (throughput and
 //! p99 against requests in flight, knee and cliff marked), every point.
+use crate::charts::short;
 use crate::format::{esc, fmt_duration_us, fmt_rate};
 use crate::html::STYLE;
 use crate::tune_text::tune_answer;
-use poolbench_model::{TunePhase, TunePoint, TuneResult};
+use poolbench_analysis::tune::capacity_points;
+use poolbench_model::{TunePoint, TuneResult};
 use std::fmt::Write;
 
 /// The whole tune result as one HTML page.
@@ -39,7 +41,7 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         esc(&tune_answer(r))
     );
     answer_sections(&mut h, r);
-    let levels = capacity_levels(r);
+    let levels = capacity_points(&r.points);
     if !levels.is_empty() {
         h.push_str("<h2>The service's capacity</h2><div class=\"charts\">");
         h.push_str(&curve(
@@ -103,18 +105,6 @@ fn answer_sections(h: &mut String, r: &TuneResult) {
         }
         h.push_str("</ul>\n");
     }
-}
-
-fn capacity_levels(r: &TuneResult) -> Vec<&TunePoint> {
-    let mut levels: Vec<&TunePoint> = Vec::new();
-    for p in r.points.iter().filter(|p| p.phase == TunePhase::Capacity) {
-        match levels.iter_mut().find(|q| q.in_flight == p.in_flight) {
-            Some(q) => *q = p,
-            None => levels.push(p),
-        }
-    }
-    levels.sort_by_key(|p| p.in_flight);
-    levels
 }
 
 /// One value against requests in flight (log scale), knee and cliff as
@@ -193,14 +183,6 @@ fn curve(
         hgt - 6.0
     );
     s
-}
-
-fn short(v: f64) -> String {
-    match v {
-        v if v >= 1e6 => format!("{:.1}M", v / 1e6),
-        v if v >= 1e3 => format!("{:.1}k", v / 1e3),
-        v => format!("{v:.1}"),
-    }
 }
 
 fn points_table(h: &mut String, r: &TuneResult) {

@@ -2,6 +2,7 @@
 //! then the capacity curve (a table and a sparkline, knee and cliff
 //! marked), every point, the inferences, the findings, the time spent.
 use crate::format::{fmt_duration_us, fmt_rate};
+use poolbench_analysis::tune::capacity_points;
 use poolbench_model::{TuneLoad, TunePhase, TunePoint, TuneResult};
 use std::fmt::Write;
 
@@ -126,14 +127,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
 /// The capacity curve: a sparkline of throughput against in flight, then
 /// the table with knee and cliff marked.
 fn capacity_section(t: &mut String, r: &TuneResult) {
-    let mut levels: Vec<&TunePoint> = Vec::new();
-    for p in r.points.iter().filter(|p| p.phase == TunePhase::Capacity) {
-        match levels.iter_mut().find(|q| q.in_flight == p.in_flight) {
-            Some(q) => *q = p,
-            None => levels.push(p),
-        }
-    }
-    levels.sort_by_key(|p| p.in_flight);
+    let levels = capacity_points(&r.points);
     if levels.is_empty() {
         return;
     }

@@ -2,10 +2,11 @@
 //! (`recording_server.py`) and grpcio (`grpc_server.py`), and a way to run
 //! poolbench against them.
 use serde_json::Value;
+use std::io::{BufRead, BufReader};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `support/recording_server.py`, stopped by PID when dropped.
@@ -161,5 +162,42 @@ impl Drop for PyGrpc {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_file(&self.record);
+    }
+}
+
+/// A Python server of `tests/support` that prints `PORT N` once listening
+/// and stops when its stdin closes; stopped by PID when dropped.
+pub struct PortServer {
+    child: Child,
+    pub port: u16,
+}
+
+impl PortServer {
+    /// `python3 tests/support/SCRIPT ARGS…`, once it has said its port.
+    pub fn start(script: &str, args: &[&str]) -> PortServer {
+        let path = format!("{}/tests/support/{script}", env!("CARGO_MANIFEST_DIR"));
+        let mut child = Command::new("python3")
+            .arg(path)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{script} {args:?} did not start: {line:?}"));
+        PortServer { child, port }
+    }
+}
+
+impl Drop for PortServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
