@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Throwaway PostgreSQL, Redis and nginx on free loopback ports, for the tests,
-# the README and the bench scripts. Installs them from the OS packages if
-# missing (nginx only for `all`).
+# Throwaway PostgreSQL, Redis, MariaDB and nginx on free loopback ports, for
+# the tests, the README and the bench scripts. Installs them from the OS
+# packages if missing (MariaDB, nginx and Prometheus only for `all`).
 #
-#   scripts/services.sh start DIR [pg|redis|all]  start in DIR, print the URLs,
+#   scripts/services.sh start DIR [pg|redis|mysql|all]
+#                                                 start in DIR, print the URLs,
 #                                                 write DIR/env (sourceable)
+#   scripts/services.sh mysql-stop DIR            MariaDB killed at once (by PID)
+#   scripts/services.sh mysql-start DIR           started again, same port
 #   scripts/services.sh pg-stop DIR               PostgreSQL goes away at once (by PID)
 #   scripts/services.sh pg-start DIR              start it again, same port
 #   scripts/services.sh redis-stop DIR            Redis killed at once (by PID)
@@ -13,8 +16,9 @@
 #
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
 # to the `postgres` user and its binaries run as that user (so DIR's parents
-# must be searchable by it, as mktemp -d under /tmp is once DIR is made 755). Every server is
-# stopped by the PID it wrote, never by name.
+# must be searchable by it, as mktemp -d under /tmp is once DIR is made 755).
+# MariaDB runs as the `mysql` user in the same way. Every server is stopped by
+# the PID it wrote, never by name.
 set -euo pipefail
 
 PG_USER_OS=postgres
@@ -35,9 +39,11 @@ pg_bin() {
 
 install_missing() {
     local want=()
-    [ "$1" != redis ] && ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib)
-    [ "$1" != pg ] && ! command -v redis-server >/dev/null && want+=(redis-server redis-tools)
+    case $1 in pg | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
+    case $1 in redis | all) ! command -v redis-server >/dev/null && want+=(redis-server redis-tools) ;; esac
+    case $1 in mysql | all) ! command -v mariadb-install-db >/dev/null && want+=(mariadb-server mariadb-client) ;; esac
     [ "$1" = all ] && ! command -v nginx >/dev/null && want+=(nginx)
+    [ "$1" = all ] && ! command -v prometheus >/dev/null && want+=(prometheus)
     [ ${#want[@]} -eq 0 ] && return
     echo "services.sh: installing ${want[*]}" >&2
     as_root apt-get update -qq >&2
@@ -163,6 +169,60 @@ redis_start() {
     echo "rediss://127.0.0.1:$tls_port/" >"$dir/redis/tls-url"
 }
 
+# MariaDB (the OS package) as the `mysql` user, data, socket and TLS files
+# in DIR/mysql; the database `poolbench` and its user, password from the
+# URL. TLS on (the test CA's certificate), not required.
+mysql_start() {
+    local dir=$1 d=$1/mysql port
+    port=$(cat "$d/port")
+    as_mysql /usr/sbin/mariadbd --no-defaults --datadir="$d/data" --port="$port" \
+        --bind-address=127.0.0.1 --socket="$d/sock" --pid-file="$d/pid" \
+        --log-error="$d/log" --skip-name-resolve --max-connections=1000 \
+        --innodb-buffer-pool-size=64M --innodb-flush-log-at-trx-commit=0 \
+        --skip-log-bin --performance-schema=OFF \
+        --ssl-ca="$d/ca.pem" --ssl-cert="$d/cert.pem" --ssl-key="$d/key.pem" \
+        >>"$d/log" 2>&1 &
+    for _ in $(seq 1 200); do
+        mariadb-admin -S "$d/sock" -uroot ping >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    die "MariaDB did not start (see $d/log)"
+}
+
+as_mysql() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u mysql -- "$@"; else "$@"; fi
+}
+
+mysql_init() {
+    local dir=$1 d=$1/mysql
+    mkdir -p "$d/data"
+    free_port >"$d/port"
+    chmod 755 "$dir"
+    make_cert "$dir"
+    cp "$dir/tls/ca.pem" "$dir/tls/cert.pem" "$dir/tls/key.pem" "$d/"
+    [ "$(id -u)" -eq 0 ] && chown -R mysql "$d"
+    as_mysql mariadb-install-db --no-defaults --datadir="$d/data" \
+        --auth-root-authentication-method=normal --skip-test-db >"$d/install.log" 2>&1 ||
+        { cat "$d/install.log" >&2; die "mariadb-install-db failed"; }
+    mysql_start "$dir"
+    mariadb -S "$d/sock" -uroot -e "CREATE DATABASE poolbench;
+        CREATE USER '$PG_ROLE'@'%' IDENTIFIED BY '$PG_PASSWORD';
+        GRANT ALL ON poolbench.* TO '$PG_ROLE'@'%';" || die "MariaDB setup failed"
+    echo "mysql://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$(cat "$d/port")/poolbench" >"$d/url"
+}
+
+mysql_stop() {
+    local dir=$1 signal=${2:-TERM} pid
+    [ -s "$dir/mysql/pid" ] || return 0
+    pid=$(cat "$dir/mysql/pid")
+    kill -"$signal" "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 400); do
+        kill -0 "$pid" 2>/dev/null || { rm -f "$dir/mysql/pid"; return 0; }
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 redis_stop() {
     local dir=$1 signal=${2:-TERM} pid
     [ -f "$dir/redis/pid" ] || return 0
@@ -239,6 +299,7 @@ write_env() {
         [ -f "$dir/redis/url" ] && echo "export POOLBENCH_REDIS_URL='$(cat "$dir/redis/url")'"
         [ -f "$dir/redis/tls-url" ] && echo "export POOLBENCH_REDISS_URL='$(cat "$dir/redis/tls-url")'"
         [ -f "$dir/tls/ca.pem" ] && echo "export POOLBENCH_TEST_CA='$dir/tls/ca.pem'"
+        [ -f "$dir/mysql/url" ] && echo "export POOLBENCH_MYSQL_URL='$(cat "$dir/mysql/url")'"
         [ -f "$dir/nginx/url" ] && echo "export POOLBENCH_NGINX_URL='$(cat "$dir/nginx/url")'"
         [ -f "$dir/nginx/h2c-url" ] && echo "export POOLBENCH_NGINX_H2C_URL='$(cat "$dir/nginx/h2c-url")'"
         echo "export POOLBENCH_SERVICES='$here/services.sh'"
@@ -247,25 +308,30 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start DIR [pg|redis|all]"
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start DIR [pg|redis|mysql|all]"
 case $cmd in
 start)
     what=${3:-all}
+    case $what in pg | redis | mysql | all) ;; *) die "unknown service $what (pg, redis, mysql or all)" ;; esac
     install_missing "$what"
     mkdir -p "$dir"
-    [ "$what" != redis ] && pg_init "$dir"
-    [ "$what" != pg ] && redis_start "$dir"
+    case $what in pg | all) pg_init "$dir" ;; esac
+    case $what in redis | all) redis_start "$dir" ;; esac
+    case $what in mysql | all) mysql_init "$dir" ;; esac
     [ "$what" = all ] && nginx_start "$dir"
     write_env "$dir"
-    cat "$dir"/pg/url "$dir"/redis/url 2>/dev/null || true
+    cat "$dir"/pg/url "$dir"/redis/url "$dir"/mysql/url 2>/dev/null || true
     ;;
 pg-stop) pg_stop "$dir" QUIT ;;
 pg-start) pg_start "$dir" ;;
 redis-stop) redis_stop "$dir" KILL ;;
 redis-start) redis_start "$dir" ;;
+mysql-stop) mysql_stop "$dir" KILL ;;
+mysql-start) mysql_start "$dir" ;;
 stop)
     pg_stop "$dir"
     redis_stop "$dir"
+    mysql_stop "$dir"
     nginx_stop "$dir"
     ;;
 *) die "unknown command $cmd" ;;
