@@ -21,6 +21,8 @@ command -v chromium >/dev/null || command -v chromium-browser >/dev/null || want
 command -v openssl >/dev/null || want+=(openssl)
 # deploy/kubernetes/validate.sh lints its scripts with shellcheck.
 command -v shellcheck >/dev/null || want+=(shellcheck)
+# The JUnit tests validate the XML against its schema with xmllint.
+command -v xmllint >/dev/null || want+=(libxml2-utils)
 # Tests signal their children with kill(1) (procps) and put shards in
 # network namespaces (iproute2) where that is allowed.
 [ -x /bin/kill ] || [ -x /usr/bin/kill ] || want+=(procps)

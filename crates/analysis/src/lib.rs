@@ -21,5 +21,5 @@ pub use findings::{outages, pitfalls, Check, Outage, CHECKS};
 pub use merge::merge;
 pub use ramp_summary::summarize as summarize_ramp;
 pub use recommend::recommend;
-pub use slo_breaches::breaches;
+pub use slo_breaches::{breaches, slo_checks, SloCheck};
 pub use usl::{usl_fits, USL_MIN_LEVELS};

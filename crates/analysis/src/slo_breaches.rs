@@ -1,29 +1,76 @@
-//! Which of the SLO's bounds (`--slo`) a cell broke.
+//! Which of the SLO's bounds (`--slo`) a cell met and which it broke.
 use poolbench_model::{CellResult, Slo};
+
+/// One bound of the SLO checked against one cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SloCheck {
+    /// The bound as written: `p99 < 50.0 ms`.
+    pub bound: String,
+    /// What the cell measured: `p99 63.1 ms`.
+    pub measured: String,
+    pub met: bool,
+    /// The breach in one line (`p99 63.1 ms > 50.0 ms`), also when met.
+    pub line: String,
+}
+
+fn ms(us: f64) -> String {
+    format!("{:.1} ms", us / 1000.0)
+}
+
+/// Each bound of `slo` against `c`, in the order p99, p50, errors,
+/// throughput.
+pub fn slo_checks(slo: &Slo, c: &CellResult) -> Vec<SloCheck> {
+    let mut out = Vec::new();
+    let mut below = |name: &str, max: String, got: String, met: bool| {
+        out.push(SloCheck {
+            bound: format!("{name} < {max}"),
+            measured: format!("{name} {got}"),
+            met,
+            line: format!("{name} {got} > {max}"),
+        })
+    };
+    if let Some(max) = slo.p99_us {
+        below(
+            "p99",
+            ms(max),
+            ms(c.latency_us.p99),
+            c.latency_us.p99 <= max,
+        );
+    }
+    if let Some(max) = slo.p50_us {
+        below(
+            "p50",
+            ms(max),
+            ms(c.latency_us.p50),
+            c.latency_us.p50 <= max,
+        );
+    }
+    if let Some(max) = slo.error_rate {
+        let pct = |f: f64| format!("{:.2}%", f * 100.0);
+        below(
+            "errors",
+            pct(max),
+            pct(c.error_rate()),
+            c.error_rate() <= max,
+        );
+    }
+    if let Some(min) = slo.throughput_rps {
+        out.push(SloCheck {
+            bound: format!("throughput > {min:.0} req/s"),
+            measured: format!("throughput {:.0} req/s", c.throughput_rps),
+            met: c.throughput_rps >= min,
+            line: format!("throughput {:.0} < {min:.0} req/s", c.throughput_rps),
+        });
+    }
+    out
+}
 
 /// The bounds `c` breaks, each with its figure; empty when it meets
 /// them all.
 pub fn breaches(slo: &Slo, c: &CellResult) -> Vec<String> {
-    let mut out = Vec::new();
-    let ms = |us: f64| format!("{:.1} ms", us / 1000.0);
-    if let Some(max) = slo.p99_us.filter(|&m| c.latency_us.p99 > m) {
-        out.push(format!("p99 {} > {}", ms(c.latency_us.p99), ms(max)));
-    }
-    if let Some(max) = slo.p50_us.filter(|&m| c.latency_us.p50 > m) {
-        out.push(format!("p50 {} > {}", ms(c.latency_us.p50), ms(max)));
-    }
-    if let Some(max) = slo.error_rate.filter(|&m| c.error_rate() > m) {
-        out.push(format!(
-            "errors {:.2}% > {:.2}%",
-            c.error_rate() * 100.0,
-            max * 100.0
-        ));
-    }
-    if let Some(min) = slo.throughput_rps.filter(|&m| c.throughput_rps < m) {
-        out.push(format!(
-            "throughput {:.0} < {min:.0} req/s",
-            c.throughput_rps
-        ));
-    }
-    out
+    slo_checks(slo, c)
+        .into_iter()
+        .filter(|x| !x.met)
+        .map(|x| x.line)
+        .collect()
 }

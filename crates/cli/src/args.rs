@@ -70,9 +70,14 @@ pub(crate) enum ScenarioCommand {
         /// A built-in scenario's name, or a .toml file.
         name: String,
         /// Also write each step's result to FILE, format by extension
-        /// (FILE.2.json for the second of several steps); repeat.
+        /// (FILE.2.json for the second of several steps); repeat. A .xml
+        /// FILE gets the whole scenario's expectations as JUnit XML.
         #[arg(short, long, value_name = "FILE")]
         output: Vec<PathBuf>,
+        /// text: each step's report and its expectations; junit: the
+        /// expectations as JUnit XML on stdout (the reports go to stderr).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
         /// No progress bar.
         #[arg(short, long)]
         quiet: bool,
@@ -370,6 +375,9 @@ pub(crate) enum Format {
     Csv,
     /// The tables of pool experiments, to paste.
     Markdown,
+    /// JUnit XML for CI systems: a test case per SLO bound per cell (per
+    /// `--fail-if` bound for compare, per expectation for a scenario).
+    Junit,
 }
 
 #[derive(Args, Debug)]

@@ -10,7 +10,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     };
     if a.format == Format::Csv {
         return Err(Failure::input(
-            "compare --format: text, json, markdown or html (a comparison has no CSV)",
+            "compare --format: text, json, markdown, html or junit (a comparison has no CSV)",
         ));
     }
     let formats = a
@@ -18,7 +18,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         .iter()
         .map(|p| match crate::output::format_of(p)? {
             Format::Csv => Err(Failure::input(format!(
-                "-o {}: a comparison is written as .txt, .json, .md or .html",
+                "-o {}: a comparison is written as .txt, .json, .md, .html or .xml (JUnit)",
                 p.display()
             ))),
             f => Ok(f),
@@ -28,6 +28,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     let base = crate::output::load(&a.base)?;
     let new = crate::output::load(&a.new)?;
     let c = poolbench_report::compare(&base, &new);
+    let now = std::time::SystemTime::now();
     if c.cells.is_empty() {
         return Err(Failure::input(format!(
             "no cell of {} matches one of {} (by scheme, strategy, concurrency and pool size)",
@@ -36,10 +37,10 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         )));
     }
     for (path, format) in a.output.iter().zip(formats) {
-        crate::output::write_atomic(path, render(format, &c))
+        crate::output::write_atomic(path, render(format, &c, &bounds, now))
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
-    print!("{}", render(a.format, &c));
+    print!("{}", render(a.format, &c, &bounds, now));
     let crossed = poolbench_report::violations(&c, &bounds);
     if crossed.is_empty() {
         return Ok(());
@@ -50,8 +51,16 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     )))
 }
 
-fn render(format: Format, c: &Comparison) -> String {
+fn render(
+    format: Format,
+    c: &Comparison,
+    bounds: &[poolbench_report::Bound],
+    now: std::time::SystemTime,
+) -> String {
     match format {
+        Format::Junit => {
+            poolbench_report::render_junit(&poolbench_report::comparison_junit(c, bounds, now))
+        }
         Format::Json => serde_json::to_string_pretty(c).expect("a comparison serializes") + "\n",
         Format::Markdown => poolbench_report::render_comparison_markdown(c),
         Format::Html => poolbench_report::render_comparison_html(c),

@@ -21,8 +21,9 @@ pub(crate) fn format_of(path: &Path) -> Result<Format, Failure> {
         Some("csv") => Ok(Format::Csv),
         Some("txt") => Ok(Format::Text),
         Some("md" | "markdown") => Ok(Format::Markdown),
+        Some("xml") => Ok(Format::Junit),
         _ => Err(Failure::input(format!(
-            "-o {}: the extension names the format: .json, .html, .csv, .md or .txt",
+            "-o {}: the extension names the format: .json, .html, .csv, .md, .txt or .xml (JUnit)",
             path.display()
         ))),
     }
@@ -47,6 +48,7 @@ pub(crate) fn render(format: Format, result: &RunResult, views: &ViewArgs) -> St
         Format::Html => poolbench_report::render_html(result),
         Format::Csv => poolbench_report::render_csv(result),
         Format::Markdown => poolbench_report::render_markdown(result),
+        Format::Junit => poolbench_report::render_junit(&poolbench_report::run_junit(result)),
     }
 }
 

@@ -26,12 +26,14 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     if a.dry_run {
         return dry_run(&a);
     }
+    let (format, views) = (a.format, a.views.clone());
     let result = execute(a)?;
+    print!("{}", crate::output::render(format, &result, &views));
     slo_verdict(&result)
 }
 
-/// Run the plan the arguments describe, write its outputs and print its
-/// report; the result for the caller's own checks.
+/// Run the plan the arguments describe and write its outputs; the result
+/// for the caller to print and check.
 pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
@@ -94,7 +96,6 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure>
 
     crate::output::write_all(&a.output, &result)?;
     crate::output::write_hdr_logs(&a.views, &result)?;
-    print!("{}", crate::output::render(a.format, &result, &a.views));
     Ok(result)
 }
 

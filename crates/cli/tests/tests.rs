@@ -22,6 +22,7 @@ mod grpc_calls;
 mod h2_cross;
 mod hostile;
 mod html_report;
+mod junit;
 mod kubernetes;
 mod merge;
 mod nginx;

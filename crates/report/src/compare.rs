@@ -182,6 +182,30 @@ fn t_critical(df: f64) -> f64 {
 
 /// The cells whose significant change crosses a bound, with why.
 pub fn violations(c: &Comparison, bounds: &[Bound]) -> Vec<String> {
+    bound_checks(c, bounds)
+        .into_iter()
+        .filter(|x| x.crossed)
+        .map(|x| x.line)
+        .collect()
+}
+
+/// One `--fail-if` bound checked against one matched cell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoundCheck {
+    /// The cell: `pool:8 c=16`.
+    pub cell: String,
+    /// The bound as written: `throughput<-5`.
+    pub bound: String,
+    /// The change measured: `throughput -7.2%` (significance noted).
+    pub measured: String,
+    /// Crossed by a significant change.
+    pub crossed: bool,
+    /// The crossing in one line, as `violations` gives it.
+    pub line: String,
+}
+
+/// Every bound against every matched cell, crossed or not.
+pub fn bound_checks(c: &Comparison, bounds: &[Bound]) -> Vec<BoundCheck> {
     let mut out = Vec::new();
     for cell in &c.cells {
         for b in bounds {
@@ -192,22 +216,25 @@ pub fn violations(c: &Comparison, bounds: &[Bound]) -> Vec<String> {
                 // Error rates are counts, not samples: any change counts.
                 _ => (cell.error_rate_pp, Some(true)),
             };
-            let crossed = match b.below {
+            let beyond = match b.below {
                 true => change < b.limit,
                 false => change > b.limit,
             };
-            if crossed && significant == Some(true) {
-                out.push(format!(
-                    "{}: {} {:+.1}{} (bound {}{}{})",
-                    cell_label(&cell.strategy, cell.concurrency),
-                    b.metric,
-                    change,
-                    if b.metric == "errors" { " pp" } else { "%" },
-                    b.metric,
-                    if b.below { "<" } else { ">" },
-                    b.limit
-                ));
-            }
+            let unit = if b.metric == "errors" { " pp" } else { "%" };
+            let bound = format!("{}{}{}", b.metric, if b.below { "<" } else { ">" }, b.limit);
+            let label = cell_label(&cell.strategy, cell.concurrency);
+            let noise = match significant {
+                Some(true) => "",
+                Some(false) => " (not significant)",
+                None => " (one sample: significance unknown)",
+            };
+            out.push(BoundCheck {
+                measured: format!("{} {change:+.1}{unit}{noise}", b.metric),
+                crossed: beyond && significant == Some(true),
+                line: format!("{label}: {} {change:+.1}{unit} (bound {bound})", b.metric),
+                cell: label,
+                bound,
+            });
         }
     }
     out

@@ -10,6 +10,7 @@ mod csv;
 mod format;
 mod grid;
 mod html;
+mod junit;
 mod markdown;
 mod open;
 mod ramp;
@@ -23,13 +24,14 @@ mod tune_text;
 use poolbench_model::{LoadModel, RunResult};
 
 pub use compare::{
-    compare, comparison_schema, parse_bounds, render_comparison, violations, Bound, CellChange,
-    Comparison,
+    bound_checks, compare, comparison_schema, parse_bounds, render_comparison, violations, Bound,
+    BoundCheck, CellChange, Comparison,
 };
 pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
+pub use junit::{comparison_junit, render_junit, run_junit, started, JunitCase, JunitSuite};
 pub use markdown::render_markdown;
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 pub use table::ties_with_best;

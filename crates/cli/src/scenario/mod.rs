@@ -6,7 +6,7 @@ mod expect;
 mod file;
 mod server;
 
-use crate::args::{Cli, Command, ScenarioArgs, ScenarioCommand};
+use crate::args::{Cli, Command, Format, ScenarioArgs, ScenarioCommand};
 use crate::Failure;
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -48,8 +48,9 @@ pub(crate) fn scenario(a: ScenarioArgs) -> Result<(), Failure> {
         ScenarioCommand::Run {
             name,
             output,
+            format,
             quiet,
-        } => run(&name, &output, quiet),
+        } => run(&name, &output, format, quiet),
     }
 }
 
@@ -144,20 +145,45 @@ fn step_runs(
     Ok(plans)
 }
 
-fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
+/// Where a scenario's report goes: stdout, or stderr when stdout carries
+/// the JUnit XML.
+struct Out {
+    junit: bool,
+}
+
+impl Out {
+    fn say(&self, text: &str) {
+        match self.junit {
+            true => eprint!("{text}"),
+            false => print!("{text}"),
+        }
+    }
+}
+
+fn run(name: &str, output: &[PathBuf], format: Format, quiet: bool) -> Result<(), Failure> {
+    if !matches!(format, Format::Text | Format::Junit) {
+        return Err(Failure::input(
+            "scenario run --format: text or junit (each step's result is saved with -o FILE.json)",
+        ));
+    }
+    let out = Out {
+        junit: format == Format::Junit,
+    };
     let (text, origin) = source(name)?;
     let s = file::parse(&text, &origin).map_err(Failure::input)?;
     let (pg, redis) = services(&s, name)?;
     let output: Vec<PathBuf> = s.output.iter().chain(output).cloned().collect();
-    let output = output.as_slice();
-    crate::output::check(output)?;
+    crate::output::check(&output)?;
+    let (xml, output): (Vec<PathBuf>, Vec<PathBuf>) = output
+        .into_iter()
+        .partition(|p| p.extension().is_some_and(|e| e == "xml"));
     // Every step's run is parsed before any load: a bad flag stops it all.
-    let plans = step_runs(&s, &origin, output, quiet)?;
-    println!("scenario {}: {}", s.name, s.title);
-    let mut failed = Vec::new();
+    let plans = step_runs(&s, &origin, &output, quiet)?;
+    out.say(&format!("scenario {}: {}\n", s.name, s.title));
+    let mut suites = Vec::new();
     let n = s.steps.len();
     for (i, (step, mut a)) in s.steps.iter().zip(plans).enumerate() {
-        println!("\n=== step {}/{n}: {}", i + 1, step.title);
+        out.say(&format!("\n=== step {}/{n}: {}\n", i + 1, step.title));
         let server = match &step.serve {
             Some(serve) => Some(server::Server::start(
                 &serve.args(pg.as_deref(), redis.as_deref()),
@@ -172,33 +198,102 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
                 .replace("{grpc}", srv.grpc.as_deref().unwrap_or(""));
             a.target = Some(target);
         }
+        let views = a.views.clone();
         let result = crate::run_cmd::execute(a)?;
+        out.say(&crate::output::render(Format::Text, &result, &views));
         drop(server);
-        println!("\nexpected of this step:");
-        for v in expect::check(&step.expect, &result) {
-            println!("  {} {}", if v.met { "met   " } else { "FAILED" }, v.line);
-            if !v.met {
-                failed.push(format!("step {}: {}", i + 1, v.line));
-            }
+        out.say("\nexpected of this step:\n");
+        let verdicts = expect::check(&step.expect, &result);
+        for v in &verdicts {
+            let mark = if v.met { "met   " } else { "FAILED" };
+            out.say(&format!("  {mark} {}\n", v.line));
         }
+        suites.push(step_suite(&s.name, i, step, &result, &verdicts));
         if result.interrupted.is_some() {
-            return Ok(());
+            return finish_junit(&out, &xml, &suites);
         }
     }
-    println!("\nWhat this shows\n");
+    out.say("\nWhat this shows\n\n");
     for line in s.shows.trim().lines() {
-        println!("  {line}");
+        out.say(&format!("  {line}\n"));
     }
+    finish_junit(&out, &xml, &suites)?;
+    verdict(&out, &s.name, &suites)
+}
+
+/// Exit 1 naming every expectation not met.
+fn verdict(out: &Out, name: &str, suites: &[poolbench_report::JunitSuite]) -> Result<(), Failure> {
+    let failed: Vec<String> = suites
+        .iter()
+        .enumerate()
+        .flat_map(|(i, suite)| {
+            let step = i + 1;
+            suite
+                .cases
+                .iter()
+                .filter(|c| c.failure.is_some())
+                .map(move |c| format!("step {step}: {}", c.measured))
+        })
+        .collect();
     match failed.is_empty() {
         true => {
-            println!("\nEvery expectation met.");
+            out.say("\nEvery expectation met.\n");
             Ok(())
         }
         false => Err(Failure::runtime(format!(
-            "scenario {}: {} expectation(s) not met: {}",
-            s.name,
+            "scenario {name}: {} expectation(s) not met: {}",
             failed.len(),
             failed.join("; ")
         ))),
     }
+}
+
+/// One step's expectations as a JUnit suite.
+fn step_suite(
+    name: &str,
+    i: usize,
+    step: &file::Step,
+    result: &poolbench_model::RunResult,
+    verdicts: &[expect::Verdict],
+) -> poolbench_report::JunitSuite {
+    let seconds: f64 = result.cells.iter().map(|c| c.duration_s).sum();
+    let class = format!("scenario {name} step {}", i + 1);
+    poolbench_report::JunitSuite {
+        name: format!("scenario {name} step {}: {}", i + 1, step.title),
+        started: poolbench_report::started(&result.started_at),
+        cases: verdicts
+            .iter()
+            .map(|v| poolbench_report::JunitCase {
+                class: class.clone(),
+                // The expectation without its measured value, so the test's
+                // name stays the same from run to run.
+                name: v
+                    .line
+                    .split(" (measured")
+                    .next()
+                    .unwrap_or(&v.line)
+                    .to_string(),
+                measured: v.line.clone(),
+                failure: (!v.met).then(|| format!("not met: {}", v.line)),
+                seconds,
+            })
+            .collect(),
+    }
+}
+
+/// The JUnit XML to stdout (with `--format junit`) and to each `-o FILE.xml`.
+fn finish_junit(
+    out: &Out,
+    xml: &[PathBuf],
+    suites: &[poolbench_report::JunitSuite],
+) -> Result<(), Failure> {
+    let text = poolbench_report::render_junit(suites);
+    for path in xml {
+        crate::output::write_atomic(path, &text)
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if out.junit {
+        print!("{text}");
+    }
+    Ok(())
 }
