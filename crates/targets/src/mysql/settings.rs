@@ -1,7 +1,8 @@
 //! A `mysql://` (or `mariadb://`) URL as `mysql_async` options: the
 //! `ssl-mode` of the MySQL clients (`DISABLED`, `PREFERRED`, `REQUIRED`,
 //! `VERIFY_CA`, `VERIFY_IDENTITY`) and `ssl-ca` read here, the rest by
-//! `mysql_async`; the password from the URL or `MYSQL_PWD`.
+//! `mysql_async`; the password from the URL, else `MYSQL_PWD`, else
+//! `POOLBENCH_PASSWORD`.
 use mysql_async::{Opts, OptsBuilder, SslOpts};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -74,7 +75,8 @@ pub(crate) fn options(url: &str, addr: SocketAddr, cacert: Option<&Path>) -> Res
     let pass = opts
         .pass()
         .map(str::to_string)
-        .or_else(|| std::env::var("MYSQL_PWD").ok());
+        .or_else(|| std::env::var("MYSQL_PWD").ok())
+        .or_else(|| std::env::var("POOLBENCH_PASSWORD").ok());
     let ca = split.ca.or_else(|| cacert.map(Path::to_path_buf));
     let ssl = match split.mode.unwrap_or(SslMode::Disabled) {
         SslMode::Disabled => None,
