@@ -156,14 +156,16 @@ pub(crate) struct ReportArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct RunArgs {
-    /// Where to send load, e.g. http://127.0.0.1:8080/. Omit it to use the
-    /// built-in server.
+    /// Where to send load: http://, h2c://, https://, grpc://, grpcs://,
+    /// postgres://, mysql:// (mariadb://), redis://, rediss://, e.g.
+    /// http://127.0.0.1:8080/. Omit it to use the built-in server.
     pub(crate) target: Option<String>,
 
     /// Strategies (repeat or comma list): per-request, shared,
     /// round-robin:N, least-loaded:N, pool:N, elastic:N+M,
     /// take-or-create:N, partitioned:KxN; library baselines deadpool:N,
-    /// bb8:N (their generic pools over the same connector). A sized one without a size takes
+    /// bb8:N (their generic pools over the same connector), and on mysql://
+    /// mysql-async:N (the MySQL client's own pool). A sized one without a size takes
     /// each --pool size. [default: pool; built-in: the first six]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,

@@ -79,19 +79,21 @@ pub(crate) struct RequestArgs {
     #[arg(long, value_name = "FILE", help_heading = "gRPC call")]
     pub(crate) data_file: Option<PathBuf>,
 
-    /// postgres://: the query each request runs, prepared once per
-    /// connection. [default: SELECT 1]
+    /// postgres://, mysql://: the query each request runs, prepared once
+    /// per connection. [default: SELECT 1]
     #[arg(long)]
     pub(crate) query: Option<String>,
 
-    /// postgres://: the value of the query's next parameter ($1, $2, …;
-    /// repeat, one per parameter): random(A,B) as pgbench's \set, or text
-    /// with {seq} and {random:A..B}. Sent in text format; the server parses
-    /// it by the parameter's type.
+    /// postgres://, mysql://: the value of the query's next parameter ($1,
+    /// $2, … or ?, in order; repeat, one per parameter): random(A,B) as
+    /// pgbench's \set, or text with {seq} and {random:A..B}. PostgreSQL
+    /// gets it in text format and parses it by the parameter's type; MySQL
+    /// gets an integer when it is one, else a string.
     #[arg(long = "param", value_name = "VALUE")]
     pub(crate) params: Vec<String>,
 
-    /// postgres://: SQL run once before the run (e.g. CREATE TABLE ...).
+    /// postgres://, mysql://: SQL run once before the run (e.g. CREATE
+    /// TABLE ...; MySQL: several statements separated by ;).
     #[arg(long)]
     pub(crate) setup: Option<String>,
 
@@ -118,7 +120,9 @@ pub(crate) struct RequestArgs {
     #[arg(long)]
     pub(crate) insecure: bool,
 
-    /// https://, grpcs://: trust the certificates in this PEM file.
+    /// https://, grpcs://, postgres://, rediss://, mysql://: trust the
+    /// certificates in this PEM file (mysql://: with ssl-mode=VERIFY_CA or
+    /// VERIFY_IDENTITY in the URL).
     #[arg(long, value_name = "FILE")]
     pub(crate) cacert: Option<PathBuf>,
 }

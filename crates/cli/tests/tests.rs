@@ -1,7 +1,7 @@
 //! The binary's integration tests, one test binary (it links once) beside
 //! `alone` (tests/alone.rs): each module one concern, most running
 //! `poolbench` itself. `support` drives servers written in Python,
-//! `services` the real PostgreSQL, Redis and nginx that scripts/test.sh
+//! `services` the real PostgreSQL, Redis, MariaDB and nginx that scripts/test.sh
 //! starts; tests that time what they measure or load the whole machine
 //! take turns (`turns`).
 mod browser;
@@ -25,6 +25,7 @@ mod html_report;
 mod junit;
 mod kubernetes;
 mod merge;
+mod mysql;
 mod nginx;
 mod ramp;
 mod requests;

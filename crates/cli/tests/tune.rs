@@ -1,10 +1,10 @@
 //! `poolbench tune` against services that run in the suite: the built-in
 //! server with a known capacity, one that stalls, a Python service that
-//! serves 8 at a time (bench/services/limited_http.py), PostgreSQL and
-//! gRPC; the budget kept; the JSON contract; the HTML in Chromium; bad
+//! serves 8 at a time (bench/services/limited_http.py), PostgreSQL,
+//! MariaDB and gRPC; the budget kept; the JSON contract; the HTML in Chromium; bad
 //! input refused before any load. Each search loads the machine, so each
 //! takes its turn. Bounds are wide enough for a busy 2-core machine.
-use crate::services::pg_url;
+use crate::services::{mysql_url, pg_url};
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -271,4 +271,34 @@ fn bad_input_is_refused_before_any_load() {
         schema["properties"]["capacity"].is_object()
             && schema["properties"]["recommendation"].is_object()
     );
+}
+
+#[test]
+fn tune_answers_for_mysql_in_the_mysql_clients_settings() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["tune", &mysql_url(), "-c", "8", "--budget", "45s"])
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let size = r["recommendation"]["pool_size"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", r["reason"]));
+    assert!((1..=8).contains(&size), "pool {size}");
+    let clients = r["recommendation"]["settings"].to_string();
+    for want in [
+        "mysql+pymysql",
+        "PoolConstraints::new",
+        "HikariCP",
+        "SetMaxOpenConns",
+    ] {
+        assert!(clients.contains(want), "{want} in {clients}");
+    }
+    assert!(!r.to_string().contains("poolbench-secret"));
 }

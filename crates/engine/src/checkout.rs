@@ -2,10 +2,13 @@
 //! [`Strategy`], or a pool library run as a baseline (`deadpool:N`,
 //! `bb8:N`). The libraries run their generic pools over the same
 //! `Connector` as ours, so every strategy does identical work per request
-//! and only the pool logic differs.
+//! and only the pool logic differs. A protocol client's own pool
+//! (`mysql-async:N`) comes from the target (`Target::client_pool`) and
+//! hands out that client's connections, checked out here as the others.
 use crate::record::Fault;
 use poolbench_pool::StrategySpec;
 use poolbench_pool::{AcquireError, BuildError, Lease, MetricsSnapshot, PoolConfig, Strategy};
+use poolbench_targets::library::ClientPool;
 use poolbench_targets::{ErrorKind, RequestError, Target};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -30,6 +33,8 @@ pub(crate) enum Checkout<T: Target> {
     Ours(Strategy<T>),
     Deadpool(deadpool::managed::Pool<Adapter<T>>, Arc<Counters>),
     Bb8(bb8::Pool<Adapter<T>>, Arc<Counters>),
+    /// A protocol client's pool, its checkout timeout, our counters.
+    Client(Arc<dyn ClientPool<T::Conn>>, Duration, Arc<Counters>),
 }
 
 impl<T: Target + Clone> Checkout<T> {
@@ -65,6 +70,10 @@ impl<T: Target + Clone> Checkout<T> {
                     .build_unchecked(adapter);
                 Ok(Checkout::Bb8(pool, counters))
             }
+            StrategySpec::MysqlAsync(_) => match adapter.target.client_pool(spec, &config) {
+                Some(pool) => Ok(Checkout::Client(pool, config.checkout_timeout, counters)),
+                None => Err(BuildError::Library(spec.to_string())),
+            },
             _ => Ok(Checkout::Ours(Strategy::new(spec, adapter.target, config)?)),
         }
     }
@@ -113,6 +122,7 @@ impl<T: Target> Checkout<T> {
                     }
                 }
             }
+            Checkout::Client(p, timeout, c) => client_checkout(p.as_ref(), *timeout, c).await,
         }
     }
 
@@ -128,6 +138,16 @@ impl<T: Target> Checkout<T> {
         match self {
             Checkout::Ours(s) => s.metrics(),
             Checkout::Deadpool(_, c) | Checkout::Bb8(_, c) => c.snapshot(),
+            Checkout::Client(p, _, c) => {
+                let counts = p.counts();
+                MetricsSnapshot {
+                    opened: counts.opened,
+                    open: counts.open,
+                    connect_errors: counts.connect_errors,
+                    peak_open: c.peak_open.load(Relaxed).max(counts.open),
+                    ..c.snapshot()
+                }
+            }
         }
     }
 
@@ -136,6 +156,7 @@ impl<T: Target> Checkout<T> {
             Checkout::Ours(s) => s.idle(),
             Checkout::Deadpool(p, _) => p.status().available,
             Checkout::Bb8(p, _) => p.state().idle_connections as usize,
+            Checkout::Client(p, ..) => p.counts().idle as usize,
         }
     }
 
@@ -145,8 +166,9 @@ impl<T: Target> Checkout<T> {
             Checkout::Deadpool(p, _) => {
                 p.retain(|_, _| false);
             }
-            // bb8 closes its idle connections when the pool is dropped.
-            Checkout::Bb8(..) => {}
+            // bb8 and the client pools close their idle connections when
+            // the pool is dropped.
+            Checkout::Bb8(..) | Checkout::Client(..) => {}
         }
     }
 }
@@ -157,6 +179,7 @@ impl<T: Target> Clone for Checkout<T> {
             Checkout::Ours(s) => Checkout::Ours(s.clone()),
             Checkout::Deadpool(p, c) => Checkout::Deadpool(p.clone(), c.clone()),
             Checkout::Bb8(p, c) => Checkout::Bb8(p.clone(), c.clone()),
+            Checkout::Client(p, t, c) => Checkout::Client(p.clone(), *t, c.clone()),
         }
     }
 }
@@ -167,6 +190,9 @@ pub(crate) enum Checked<T: Target> {
     Ours(Lease<T>),
     Deadpool(deadpool::managed::Object<Adapter<T>>),
     Bb8(bb8::PooledConnection<'static, Adapter<T>>),
+    /// From a client's pool: back to it when dropped (the client discards
+    /// a connection that failed).
+    Client(T::Conn),
 }
 
 impl<T: Target> Checked<T> {
@@ -175,6 +201,7 @@ impl<T: Target> Checked<T> {
             Checked::Ours(l) => l.mark_broken(),
             Checked::Deadpool(o) => o.broken = true,
             Checked::Bb8(o) => o.broken = true,
+            Checked::Client(_) => {}
         }
     }
 
@@ -185,6 +212,7 @@ impl<T: Target> Checked<T> {
             Checked::Ours(l) => l.mark_abandoned(),
             Checked::Deadpool(o) => o.abandon(),
             Checked::Bb8(o) => o.abandon(),
+            Checked::Client(_) => {}
         }
     }
 
@@ -193,6 +221,7 @@ impl<T: Target> Checked<T> {
             Checked::Ours(l) => l.take_connect_time(),
             Checked::Deadpool(o) => o.fresh.take(),
             Checked::Bb8(o) => o.fresh.take(),
+            Checked::Client(_) => None,
         }
     }
 }
@@ -204,6 +233,7 @@ impl<T: Target> Deref for Checked<T> {
             Checked::Ours(l) => l,
             Checked::Deadpool(o) => &o.conn,
             Checked::Bb8(o) => &o.conn,
+            Checked::Client(c) => c,
         }
     }
 }
@@ -214,6 +244,31 @@ impl<T: Target> DerefMut for Checked<T> {
             Checked::Ours(l) => l,
             Checked::Deadpool(o) => &mut o.conn,
             Checked::Bb8(o) => &mut o.conn,
+            Checked::Client(c) => c,
+        }
+    }
+}
+
+/// A checkout from a client's pool, within the checkout timeout, counted
+/// as the libraries' are.
+async fn client_checkout<T: Target>(
+    pool: &dyn ClientPool<T::Conn>,
+    timeout: Duration,
+    c: &Counters,
+) -> Result<Checked<T>, Fault> {
+    c.checkouts.fetch_add(1, Relaxed);
+    match tokio::time::timeout(timeout, pool.get()).await {
+        Ok(Ok(conn)) => {
+            c.peak_open.fetch_max(pool.counts().open, Relaxed);
+            Ok(Checked::Client(conn))
+        }
+        Ok(Err(e)) => Err(Fault {
+            kind: e.kind,
+            code: e.code,
+        }),
+        Err(_) => {
+            c.timeouts.fetch_add(1, Relaxed);
+            Err(ErrorKind::CheckoutTimeout.into())
         }
     }
 }

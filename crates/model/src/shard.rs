@@ -113,6 +113,7 @@ impl Shard {
             StrategySpec::Partitioned(k, n) => StrategySpec::Partitioned(k, part(n)?),
             StrategySpec::Deadpool(n) => StrategySpec::Deadpool(part(n)?),
             StrategySpec::Bb8(n) => StrategySpec::Bb8(part(n)?),
+            StrategySpec::MysqlAsync(n) => StrategySpec::MysqlAsync(part(n)?),
         })
     }
 }

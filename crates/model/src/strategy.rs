@@ -5,7 +5,7 @@ use std::str::FromStr;
 /// A strategy by name, as users write it: `per-request`, `shared`,
 /// `round-robin:N`, `least-loaded:N`, `pool:N`, `elastic:N+M`,
 /// `take-or-create:N`, `partitioned:KxN`; and the library baselines
-/// `deadpool:N`, `bb8:N`.
+/// `deadpool:N`, `bb8:N`, and `mysql-async:N` (MySQL targets only).
 ///
 /// Sized strategies may be written without a size (`pool`); the size is then
 /// filled in later with [`StrategySpec::with_size`].
@@ -35,6 +35,9 @@ pub enum StrategySpec {
     Deadpool(Option<usize>),
     /// The `bb8` crate's pool of N, as a baseline (like `Deadpool`).
     Bb8(Option<usize>),
+    /// The MySQL client's own pool (`mysql_async::Pool`, N connections at
+    /// least and at most), as a baseline; `mysql://` targets only.
+    MysqlAsync(Option<usize>),
 }
 
 impl StrategySpec {
@@ -62,13 +65,28 @@ impl StrategySpec {
             StrategySpec::Partitioned(..) => "partitioned",
             StrategySpec::Deadpool(_) => "deadpool",
             StrategySpec::Bb8(_) => "bb8",
+            StrategySpec::MysqlAsync(_) => "mysql-async",
         }
     }
 
-    /// True for a pool library's strategy (`deadpool:N`, `bb8:N`), which
-    /// `Strategy::new` (poolbench-pool) does not build.
+    /// True for a pool library's strategy (`deadpool:N`, `bb8:N`,
+    /// `mysql-async:N`), which `Strategy::new` (poolbench-pool) does not
+    /// build.
     pub fn is_library(&self) -> bool {
-        matches!(self, StrategySpec::Deadpool(_) | StrategySpec::Bb8(_))
+        matches!(
+            self,
+            StrategySpec::Deadpool(_) | StrategySpec::Bb8(_) | StrategySpec::MysqlAsync(_)
+        )
+    }
+
+    /// True for a strategy that is a protocol client's own pool
+    /// (`mysql-async:N`): it runs only on that protocol's targets, given
+    /// by their schemes.
+    pub fn client_schemes(&self) -> Option<&'static [&'static str]> {
+        match self {
+            StrategySpec::MysqlAsync(_) => Some(&["mysql", "mariadb"]),
+            _ => None,
+        }
     }
 
     /// True for the strategies whose holders share connections (`shared`,
@@ -93,6 +111,7 @@ impl StrategySpec {
                 | StrategySpec::TakeOrCreate(None)
                 | StrategySpec::Deadpool(None)
                 | StrategySpec::Bb8(None)
+                | StrategySpec::MysqlAsync(None)
         )
     }
 
@@ -114,6 +133,7 @@ impl StrategySpec {
             StrategySpec::TakeOrCreate(None) => StrategySpec::TakeOrCreate(Some(n)),
             StrategySpec::Deadpool(None) => StrategySpec::Deadpool(Some(n)),
             StrategySpec::Bb8(None) => StrategySpec::Bb8(Some(n)),
+            StrategySpec::MysqlAsync(None) => StrategySpec::MysqlAsync(Some(n)),
             other => other,
         }
     }
@@ -130,7 +150,8 @@ impl StrategySpec {
             | StrategySpec::Elastic(n, _)
             | StrategySpec::TakeOrCreate(n)
             | StrategySpec::Deadpool(n)
-            | StrategySpec::Bb8(n) => n,
+            | StrategySpec::Bb8(n)
+            | StrategySpec::MysqlAsync(n) => n,
         }
     }
 }
@@ -190,6 +211,7 @@ impl FromStr for StrategySpec {
             "take-or-create" => StrategySpec::TakeOrCreate(sized(arg)?),
             "deadpool" => StrategySpec::Deadpool(sized(arg)?),
             "bb8" => StrategySpec::Bb8(sized(arg)?),
+            "mysql-async" => StrategySpec::MysqlAsync(sized(arg)?),
             "elastic" => match arg {
                 None => StrategySpec::Elastic(None, None),
                 Some(arg) => match arg.split_once('+') {
@@ -203,7 +225,7 @@ impl FromStr for StrategySpec {
             _ => {
                 return Err(err(
                     "unknown strategy; expected per-request, shared, round-robin:N, \
-                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N, partitioned:KxN, deadpool:N or bb8:N",
+                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N, partitioned:KxN, deadpool:N, bb8:N or mysql-async:N",
                 ))
             }
         };

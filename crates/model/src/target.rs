@@ -27,6 +27,8 @@ pub const SCHEMES: &[(&str, u16)] = &[
     ("grpcs", 443),
     ("postgres", 5432),
     ("postgresql", 5432),
+    ("mysql", 3306),
+    ("mariadb", 3306),
     ("redis", 6379),
     ("rediss", 6379),
 ];

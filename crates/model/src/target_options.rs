@@ -16,13 +16,14 @@ pub struct TargetOptions {
     /// `https://`, `grpcs://`: trust the certificates in this PEM file (in
     /// addition to the system's). Default none.
     pub cacert: Option<PathBuf>,
-    /// `postgres://`: the query each request runs, prepared once per
-    /// connection. `None`: `SELECT 1`.
+    /// `postgres://`, `mysql://`: the query each request runs, prepared
+    /// once per connection. `None`: `SELECT 1`.
     pub query: Option<String>,
-    /// `postgres://`: the values of the query's parameters `$1`, `$2`, …:
+    /// `postgres://`, `mysql://`: the values of the query's parameters
+    /// (`$1`, `$2`, … or `?`, in order):
     /// `random(A,B)` or text with `{seq}` and `{random:A..B}`.
     pub params: Vec<String>,
-    /// `postgres://`: SQL run once before the run.
+    /// `postgres://`, `mysql://`: SQL run once before the run.
     pub setup: Option<String>,
     /// `redis://`: the command each request sends, e.g. `GET key`.
     /// `None`: `PING`.
@@ -117,7 +118,7 @@ impl HttpRequestOptions {
 }
 
 impl TargetOptions {
-    /// The PostgreSQL query, or its default.
+    /// The SQL query (PostgreSQL, MySQL), or its default.
     pub fn query(&self) -> &str {
         self.query.as_deref().unwrap_or("SELECT 1")
     }

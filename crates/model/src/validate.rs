@@ -17,8 +17,10 @@ pub enum PlanError {
     GrpcHttpOptions(String),
     #[error("--h2-client applies to h2c:// targets, not {0}://")]
     H2Client(String),
-    #[error("--param applies to postgres:// targets, not {0}://")]
+    #[error("--param applies to postgres:// and mysql:// targets, not {0}://")]
     PgParams(String),
+    #[error("strategy \"{strategy}\" is the MySQL client's own pool: it runs on mysql:// and mariadb:// targets, not {scheme}://")]
+    ClientPool { strategy: String, scheme: String },
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
     GrpcOptions(String),
     #[error("concurrency must be at least 1")]
@@ -169,12 +171,25 @@ impl Plan {
         if self.target_options.h2_crate && scheme != "h2c" {
             return Err(PlanError::H2Client(scheme));
         }
-        let postgres = matches!(scheme.as_str(), "postgres" | "postgresql");
-        if !postgres && !self.target_options.params.is_empty() {
+        let sql = matches!(
+            scheme.as_str(),
+            "postgres" | "postgresql" | "mysql" | "mariadb"
+        );
+        if !sql && !self.target_options.params.is_empty() {
             return Err(PlanError::PgParams(scheme));
         }
         if !grpc && self.target_options.grpc.is_set() {
             return Err(PlanError::GrpcOptions(scheme));
+        }
+        for s in &self.strategies {
+            if s.client_schemes()
+                .is_some_and(|ok| !ok.contains(&scheme.as_str()))
+            {
+                return Err(PlanError::ClientPool {
+                    strategy: s.kind().to_string(),
+                    scheme,
+                });
+            }
         }
         Ok(())
     }

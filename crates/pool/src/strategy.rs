@@ -92,7 +92,7 @@ impl<C: Connector + Clone> Strategy<C> {
                     .collect();
                 Inner::Partitioned(pools, AtomicUsize::new(0))
             }
-            StrategySpec::Deadpool(_) | StrategySpec::Bb8(_) => {
+            StrategySpec::Deadpool(_) | StrategySpec::Bb8(_) | StrategySpec::MysqlAsync(_) => {
                 return Err(BuildError::Library(spec.to_string()))
             }
         };

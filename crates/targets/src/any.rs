@@ -4,12 +4,15 @@ use crate::grpc::{GrpcConn, GrpcTarget};
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::{H2cConn, Http2Target};
 use crate::https::{HttpsConn, HttpsTarget};
+use crate::library::{ClientPool, Wrapped};
+use crate::mysql::{MysqlConn, MysqlTarget};
 use crate::postgres::PostgresTarget;
 use crate::postgres::{PgConnection, PgTarget};
 use crate::redis::{RedisConn, RedisTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
-use poolbench_pool::Connector;
+use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A target of any protocol poolbench drives.
@@ -20,6 +23,7 @@ pub enum AnyTarget {
     Https(HttpsTarget),
     Grpc(GrpcTarget),
     Postgres(PgTarget, Option<String>),
+    Mysql(MysqlTarget),
     Redis(RedisTarget),
 }
 
@@ -30,6 +34,7 @@ pub enum AnyConn {
     Https(HttpsConn),
     Grpc(GrpcConn),
     Postgres(PgConnection),
+    Mysql(MysqlConn),
     Redis(RedisConn),
 }
 
@@ -58,6 +63,17 @@ impl AnyTarget {
             )
             .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
             .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
+            "mysql" | "mariadb" => MysqlTarget::new(
+                &spec.url,
+                addr,
+                options.query(),
+                &options.params,
+                options.cacert.as_deref(),
+                options.setup.as_deref(),
+                connect_timeout,
+            )
+            .map(AnyTarget::Mysql)
+            .map_err(|e| TargetError::Invalid(spec.redacted(), e)),
             "redis" | "rediss" => RedisTarget::with_tls(
                 &spec.url,
                 addr,
@@ -90,6 +106,7 @@ macro_rules! each {
             (AnyTarget::Https($t), AnyConn::Https($c)) => $body,
             (AnyTarget::Grpc($t), AnyConn::Grpc($c)) => $body,
             (AnyTarget::Postgres($t, _), AnyConn::Postgres($c)) => $body,
+            (AnyTarget::Mysql($t), AnyConn::Mysql($c)) => $body,
             (AnyTarget::Redis($t), AnyConn::Redis($c)) => $body,
             _ => $else,
         }
@@ -109,6 +126,7 @@ impl Connector for AnyTarget {
             AnyTarget::Https(t) => Box::pin(t.connect()).await.map(AnyConn::Https),
             AnyTarget::Grpc(t) => Box::pin(t.connect()).await.map(AnyConn::Grpc),
             AnyTarget::Postgres(t, _) => Box::pin(t.connect()).await.map(AnyConn::Postgres),
+            AnyTarget::Mysql(t) => Box::pin(t.connect()).await.map(AnyConn::Mysql),
             AnyTarget::Redis(t) => t.connect().await.map(AnyConn::Redis),
         }
     }
@@ -151,6 +169,7 @@ impl Target for AnyTarget {
             AnyTarget::Https(t) => t.prepare().await,
             AnyTarget::Grpc(t) => t.prepare().await,
             AnyTarget::Postgres(t, Some(sql)) => t.setup(sql).await,
+            AnyTarget::Mysql(t) => t.prepare().await,
             AnyTarget::Postgres(..) | AnyTarget::Redis(_) => Ok(()),
         }
     }
@@ -168,8 +187,24 @@ impl Target for AnyTarget {
             (AnyTarget::Https(t), AnyConn::Https(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.send(c).await,
+            // mysql_async's exchange is a large future: boxed, as above.
+            (AnyTarget::Mysql(t), AnyConn::Mysql(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.send(c).await,
             _ => Err(mismatch()),
+        }
+    }
+
+    fn client_pool(
+        &self,
+        spec: &StrategySpec,
+        config: &PoolConfig,
+    ) -> Option<Arc<dyn ClientPool<AnyConn>>> {
+        match self {
+            AnyTarget::Mysql(t) => Some(Arc::new(Wrapped {
+                inner: t.client_pool(spec, config)?,
+                wrap: AnyConn::Mysql,
+            })),
+            _ => None,
         }
     }
 

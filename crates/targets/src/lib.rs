@@ -11,10 +11,13 @@ pub mod grpc;
 pub mod http1;
 pub mod http2;
 pub mod https;
+pub mod library;
+pub mod mysql;
 mod net;
 pub mod postgres;
 pub mod redis;
 mod request;
+mod sql_params;
 mod target;
 mod template;
 mod tls;
@@ -28,8 +31,10 @@ pub use poolbench_model::{
 };
 pub use target::{parse_target, resolve, TargetError};
 
-use poolbench_pool::Connector;
+use library::ClientPool;
+use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What came back from one successful exchange.
@@ -68,6 +73,18 @@ pub trait Target: Connector<Error = RequestError> {
     /// the protocol tells; `None` where it cannot.
     fn first_byte(&self, conn: &Self::Conn) -> Option<Instant> {
         let _ = conn;
+        None
+    }
+
+    /// The protocol client's own pool that the library strategy `spec`
+    /// names (`mysql-async:N`), where this target has it; `None` (the
+    /// default) otherwise.
+    fn client_pool(
+        &self,
+        spec: &StrategySpec,
+        config: &PoolConfig,
+    ) -> Option<Arc<dyn ClientPool<Self::Conn>>> {
+        let _ = (spec, config);
         None
     }
 }

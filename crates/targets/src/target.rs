@@ -144,5 +144,16 @@ mod tests {
         let redis = parse_target("redis://127.0.0.1/").unwrap();
         assert_eq!(redis.authority, "127.0.0.1:6379");
         assert_eq!(redis.redacted(), "redis://127.0.0.1/");
+        let my = parse_target("mysql://u:secret@127.0.0.1/db?ssl-mode=REQUIRED").unwrap();
+        assert_eq!(
+            (my.scheme.as_str(), my.authority.as_str()),
+            ("mysql", "127.0.0.1:3306")
+        );
+        assert_eq!(
+            my.redacted(),
+            "mysql://u:***@127.0.0.1/db?ssl-mode=REQUIRED"
+        );
+        let maria = parse_target("mariadb://u:pw@localhost:3307/db").unwrap();
+        assert_eq!(maria.authority, "localhost:3307");
     }
 }

@@ -14,12 +14,13 @@ pub fn settings(scheme: &str, family: &str, n: usize) -> Vec<ClientSetting> {
         "http" | "https" => http1(n),
         "postgres" | "postgresql" => sql(
             n,
-            Some((
+            "url",
+            vec![one(
                 "pgx (pgxpool)",
                 format!("pool_max_conns={n} in the connection string"),
-            )),
+            )],
         ),
-        "mysql" | "mariadb" => sql(n, None),
+        "mysql" | "mariadb" => sql(n, "\"mysql+pymysql://…\"", mysql(n)),
         "redis" | "rediss" => redis(n),
         _ => Vec::new(),
     }
@@ -83,7 +84,23 @@ fn grpc(n: usize, multiplexed: bool) -> Vec<ClientSetting> {
     out
 }
 
-fn sql(n: usize, extra: Option<(&str, String)>) -> Vec<ClientSetting> {
+/// The MySQL clients beside the SQL ones every database has.
+fn mysql(n: usize) -> Vec<ClientSetting> {
+    vec![
+        one(
+            "Rust mysql_async",
+            format!("PoolOpts::new().with_constraints(PoolConstraints::new({n}, {n}).unwrap())"),
+        ),
+        one(
+            "Node mysql2",
+            format!("mysql.createPool({{connectionLimit: {n}}})"),
+        ),
+    ]
+}
+
+/// The SQL clients' settings; `url` as SQLAlchemy's `create_engine`
+/// takes it, `extra` the protocol's own clients (after the first two).
+fn sql(n: usize, url: &str, extra: Vec<ClientSetting>) -> Vec<ClientSetting> {
     let mut out = vec![
         one(
             "Java HikariCP",
@@ -91,7 +108,7 @@ fn sql(n: usize, extra: Option<(&str, String)>) -> Vec<ClientSetting> {
         ),
         one(
             "Python SQLAlchemy",
-            format!("create_engine(url, pool_size={n}, max_overflow=0)"),
+            format!("create_engine({url}, pool_size={n}, max_overflow=0)"),
         ),
         one(
             "Go database/sql",
@@ -99,8 +116,8 @@ fn sql(n: usize, extra: Option<(&str, String)>) -> Vec<ClientSetting> {
         ),
         one("Rust deadpool / bb8", format!("max_size({n})")),
     ];
-    if let Some((client, setting)) = extra {
-        out.insert(2, one(client, setting));
+    for (i, setting) in extra.into_iter().enumerate() {
+        out.insert(2 + i, setting);
     }
     out
 }

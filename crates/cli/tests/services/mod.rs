@@ -1,5 +1,6 @@
-//! Real PostgreSQL and Redis for the tests: scripts/test.sh starts them and
-//! hands over their URLs; a test that needs them and finds none fails.
+//! Real PostgreSQL, Redis and MariaDB for the tests: scripts/test.sh starts
+//! them and hands over their URLs; a test that needs them and finds none
+//! fails.
 #![allow(dead_code)] // each test binary (tests, alone) uses its part
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -8,13 +9,18 @@ use std::time::Duration;
 
 fn env_url(var: &str) -> String {
     std::env::var(var).unwrap_or_else(|_| {
-        panic!("{var} is not set: run the tests via scripts/test.sh, which starts PostgreSQL and Redis")
+        panic!("{var} is not set: run the tests via scripts/test.sh, which starts PostgreSQL, Redis and MariaDB")
     })
 }
 
 /// `postgres://` URL of the throwaway PostgreSQL.
 pub fn pg_url() -> String {
     env_url("POOLBENCH_PG_URL")
+}
+
+/// `mysql://` URL of the throwaway MariaDB.
+pub fn mysql_url() -> String {
+    env_url("POOLBENCH_MYSQL_URL")
 }
 
 /// `redis://` URL of the throwaway Redis.
@@ -193,6 +199,9 @@ pub struct OwnPostgres {
 /// A Redis of the test's own, the same way (`stop` kills it at once).
 pub type OwnRedis = OwnPostgres;
 
+/// A MariaDB of the test's own, the same way (`stop` kills it at once).
+pub type OwnMysql = OwnPostgres;
+
 impl OwnPostgres {
     pub fn start(name: &str) -> OwnPostgres {
         Self::start_kind(name, "pg")
@@ -200,6 +209,10 @@ impl OwnPostgres {
 
     pub fn redis(name: &str) -> OwnRedis {
         Self::start_kind(name, "redis")
+    }
+
+    pub fn mysql(name: &str) -> OwnMysql {
+        Self::start_kind(name, "mysql")
     }
 
     fn start_kind(name: &str, kind: &'static str) -> OwnPostgres {
