@@ -26,13 +26,20 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     if a.dry_run {
         return dry_run(&a);
     }
-    let result = execute(a)?;
+    // Bound before any load: a bad address stops the run here.
+    let watch = crate::metrics_listen::Watch::start(&a.metrics, "run")?;
+    let result = execute(a, watch.live.clone())?;
+    watch.finish();
     slo_verdict(&result)
 }
 
 /// Run the plan the arguments describe, write its outputs and print its
-/// report; the result for the caller's own checks.
-pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure> {
+/// report; the result for the caller's own checks. With `live`, the
+/// engine keeps it up to date while the cells run.
+pub(crate) fn execute(
+    a: RunArgs,
+    live: Option<Arc<poolbench_engine::Live>>,
+) -> Result<poolbench_model::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
     let target = match &a.target {
@@ -78,7 +85,7 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure>
     if !a.quiet {
         announce_schedule(&plan);
     }
-    let progress = Progress::new(plan.cells().len(), a.quiet);
+    let progress = Progress::new(plan.cells().len(), a.quiet, live);
     let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
     let mut result = outcome.map_err(|e| match e {

@@ -49,7 +49,13 @@ pub(crate) fn scenario(a: ScenarioArgs) -> Result<(), Failure> {
             name,
             output,
             quiet,
-        } => run(&name, &output, quiet),
+            metrics,
+        } => {
+            let watch = crate::metrics_listen::Watch::start(&metrics, "scenario")?;
+            let outcome = run(&name, &output, quiet, watch.live.clone());
+            watch.finish();
+            outcome
+        }
     }
 }
 
@@ -144,7 +150,12 @@ fn step_runs(
     Ok(plans)
 }
 
-fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
+fn run(
+    name: &str,
+    output: &[PathBuf],
+    quiet: bool,
+    live: Option<std::sync::Arc<poolbench_engine::Live>>,
+) -> Result<(), Failure> {
     let (text, origin) = source(name)?;
     let s = file::parse(&text, &origin).map_err(Failure::input)?;
     let (pg, redis) = services(&s, name)?;
@@ -172,7 +183,7 @@ fn run(name: &str, output: &[PathBuf], quiet: bool) -> Result<(), Failure> {
                 .replace("{grpc}", srv.grpc.as_deref().unwrap_or(""));
             a.target = Some(target);
         }
-        let result = crate::run_cmd::execute(a)?;
+        let result = crate::run_cmd::execute(a, live.clone())?;
         drop(server);
         println!("\nexpected of this step:");
         for v in expect::check(&step.expect, &result) {
