@@ -1,7 +1,7 @@
 //! `--metrics-listen ADDR`: an HTTP server on a thread of its own serving
 //! the Prometheus exposition at `/metrics` while the process runs. It
 //! binds before any load (a bad or busy address: exit 2), prints the
-//! address it bound on stderr (one line), reads the engine's [`Live`]
+//! address it bound on stderr (one line) when it picked the port, reads the engine's [`Live`]
 //! view only when scraped, and stops with the process, after
 //! `--metrics-linger`.
 use crate::args::MetricsArgs;
@@ -91,7 +91,11 @@ impl Endpoint {
             .name("poolbench-metrics".into())
             .spawn(move || runtime.block_on(serve(listener, render, stopped)))
             .map_err(Failure::runtime)?;
-        eprintln!("metrics: http://{bound}/metrics");
+        // Port 0: where it went, for whoever must scrape it (one line; a
+        // port given is known, and a pod's log stays the JSON alone).
+        if addr.port() == 0 {
+            eprintln!("metrics: http://{bound}/metrics");
+        }
         Ok(Some(Endpoint {
             linger: a.metrics_linger,
             stop: Some(stop),

@@ -5,6 +5,7 @@
 //! starts; tests that time what they measure or load the whole machine
 //! take turns (`turns`).
 mod browser;
+mod live_metrics;
 mod services;
 mod support;
 mod turns;
@@ -24,6 +25,7 @@ mod hostile;
 mod html_report;
 mod kubernetes;
 mod merge;
+mod metrics;
 mod nginx;
 mod ramp;
 mod requests;
