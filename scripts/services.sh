@@ -12,6 +12,11 @@
 #   scripts/services.sh pg-start DIR              start it again, same port
 #   scripts/services.sh redis-stop DIR            Redis killed at once (by PID)
 #   scripts/services.sh redis-start DIR           started again, same ports
+#   scripts/services.sh prometheus-start DIR TARGET...
+#                                                 Prometheus scraping each
+#                                                 TARGET (host:port, /metrics)
+#                                                 every second; prints its URL
+#   scripts/services.sh prometheus-stop DIR       stopped (by PID) and waited for
 #   scripts/services.sh stop DIR                  stop everything in DIR
 #
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
@@ -286,6 +291,65 @@ nginx_stop() {
     kill -KILL "$pid" 2>/dev/null || true
 }
 
+# Prometheus (the OS package) on a free loopback port, its config and data
+# in DIR/prometheus: scrape interval 1 s, one job `poolbench` with the
+# TARGETs as static targets. Ready (its /-/ready answers) when this returns.
+prometheus_start() {
+    local dir=$1 d port t targets=""
+    shift
+    [ $# -gt 0 ] || die "prometheus-start DIR TARGET...: no target"
+    command -v prometheus >/dev/null || install_missing all
+    d=$dir/prometheus
+    mkdir -p "$d/data"
+    port=$(free_port)
+    for t in "$@"; do targets+="${targets:+, }'$t'"; done
+    cat >"$d/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: poolbench
+    static_configs:
+      - targets: [$targets]
+EOF
+    prometheus --config.file="$d/prometheus.yml" --storage.tsdb.path="$d/data" \
+        --web.listen-address="127.0.0.1:$port" </dev/null >"$d/log" 2>&1 &
+    echo $! >"$d/pid"
+    echo "http://127.0.0.1:$port" >"$d/url"
+    for _ in $(seq 1 300); do
+        if ready "http://127.0.0.1:$port/-/ready"; then
+            cat "$d/url"
+            return
+        fi
+        kill -0 "$(cat "$d/pid")" 2>/dev/null || die "prometheus exited (see $d/log)"
+        sleep 0.05
+    done
+    die "prometheus did not become ready (see $d/log)"
+}
+
+# 200 from URL (curl, or python3's urllib without it).
+ready() {
+    if command -v curl >/dev/null; then
+        curl -sf -o /dev/null "$1"
+    else
+        python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$1" 2>/dev/null
+    fi
+}
+
+prometheus_stop() {
+    local dir=$1 pid
+    [ -s "$dir/prometheus/pid" ] || return 0
+    pid=$(cat "$dir/prometheus/pid")
+    rm -f "$dir/prometheus/pid"
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 200); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 write_env() {
     local dir=$1 here
     here=$(cd "$(dirname "$0")" && pwd)
@@ -308,7 +372,7 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start DIR [pg|redis|mysql|all]"
+[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|redis|mysql|all|TARGET...]"
 case $cmd in
 start)
     what=${3:-all}
@@ -328,11 +392,17 @@ redis-stop) redis_stop "$dir" KILL ;;
 redis-start) redis_start "$dir" ;;
 mysql-stop) mysql_stop "$dir" KILL ;;
 mysql-start) mysql_start "$dir" ;;
+prometheus-start)
+    shift 2
+    prometheus_start "$dir" "$@"
+    ;;
+prometheus-stop) prometheus_stop "$dir" ;;
 stop)
     pg_stop "$dir"
     redis_stop "$dir"
     mysql_stop "$dir"
     nginx_stop "$dir"
+    prometheus_stop "$dir"
     ;;
 *) die "unknown command $cmd" ;;
 esac

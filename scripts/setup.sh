@@ -27,6 +27,9 @@ command -v xmllint >/dev/null || want+=(libxml2-utils)
 # network namespaces (iproute2) where that is allowed.
 [ -x /bin/kill ] || [ -x /usr/bin/kill ] || want+=(procps)
 command -v ip >/dev/null || want+=(iproute2)
+# The live metrics are checked with promtool and scraped by a real
+# Prometheus (scripts/services.sh prometheus-start); one package has both.
+command -v prometheus >/dev/null && command -v promtool >/dev/null || want+=(prometheus)
 if [ ${#want[@]} -gt 0 ]; then
     $sudo apt-get update -q >/dev/null
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null

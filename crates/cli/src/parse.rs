@@ -8,6 +8,13 @@ pub(crate) fn duration(s: &str) -> Result<Duration, String> {
         .map_err(|_| format!("\"{s}\" is not a duration; use e.g. 500ms, 10s, 2m"))
 }
 
+/// An address to listen on: IP:PORT (port 0 picks a free one).
+pub(crate) fn listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    s.parse().map_err(|_| {
+        format!("\"{s}\" is not an address to listen on; use IP:PORT, e.g. 127.0.0.1:9464")
+    })
+}
+
 /// A duration above zero (a timeout of 0 would fail every request).
 pub(crate) fn positive_duration(s: &str) -> Result<Duration, String> {
     match duration(s)? {

@@ -1,17 +1,21 @@
 //! The progress bar over the grid, on stderr, only for a terminal.
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use poolbench_engine::Events;
+use poolbench_engine::{Events, Live};
 use poolbench_model::{CellResult, CellSpec};
 use poolbench_report::fmt_rate;
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) struct Progress {
     bar: ProgressBar,
+    live: Option<Arc<Live>>,
 }
 
 impl Progress {
-    pub(crate) fn new(cells: usize, quiet: bool) -> Progress {
+    /// A bar over `cells`, hidden when `quiet`; the engine keeps `live` up
+    /// to date beside it.
+    pub(crate) fn new(cells: usize, quiet: bool, live: Option<Arc<Live>>) -> Progress {
         let bar = ProgressBar::new(cells as u64);
         if quiet || !std::io::stderr().is_terminal() {
             bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -23,7 +27,7 @@ impl Progress {
             bar.set_style(style);
             bar.enable_steady_tick(Duration::from_millis(120));
         }
-        Progress { bar }
+        Progress { bar, live }
     }
 
     pub(crate) fn finish(&self) {
@@ -45,5 +49,9 @@ impl Events for Progress {
             fmt_rate(result.throughput_rps),
             result.error_rate() * 100.0
         ));
+    }
+
+    fn live(&self) -> Option<&Live> {
+        self.live.as_deref()
     }
 }

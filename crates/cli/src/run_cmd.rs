@@ -26,15 +26,22 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     if a.dry_run {
         return dry_run(&a);
     }
+    // Bound before any load: a bad address stops the run here.
+    let watch = crate::metrics_listen::Watch::start(&a.metrics, "run")?;
     let (format, views) = (a.format, a.views.clone());
-    let result = execute(a)?;
+    let result = execute(a, watch.live.clone())?;
     print!("{}", crate::output::render(format, &result, &views));
+    watch.finish();
     slo_verdict(&result)
 }
 
 /// Run the plan the arguments describe and write its outputs; the result
-/// for the caller to print and check.
-pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure> {
+/// for the caller to print and check. With `live`, the engine keeps it up
+/// to date while the cells run.
+pub(crate) fn execute(
+    a: RunArgs,
+    live: Option<Arc<poolbench_engine::Live>>,
+) -> Result<poolbench_model::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
     let target = match &a.target {
@@ -80,7 +87,7 @@ pub(crate) fn execute(a: RunArgs) -> Result<poolbench_model::RunResult, Failure>
     if !a.quiet {
         announce_schedule(&plan);
     }
-    let progress = Progress::new(plan.cells().len(), a.quiet);
+    let progress = Progress::new(plan.cells().len(), a.quiet, live);
     let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
     progress.finish();
     let mut result = outcome.map_err(|e| match e {

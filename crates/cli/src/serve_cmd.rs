@@ -58,6 +58,10 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
             None => None,
         };
         let listeners = Listeners::bind(&config).await.map_err(Failure::input)?;
+        let stats = Arc::new(Stats::new());
+        let render = crate::serve_metrics::renderer(stats.clone(), authors.clone());
+        // Stopped (dropped) when the server is.
+        let _metrics = crate::metrics_listen::Endpoint::start(&a.metrics, render)?;
         let addrs = listeners.addrs().map_err(Failure::runtime)?;
         // One line per listener, first, so scripts can read the ports.
         println!("http {}", addrs.http);
@@ -75,15 +79,9 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
             );
         }
         let _ = std::io::stdout().flush();
-        poolbench_server::serve_all(
-            listeners,
-            config,
-            Arc::new(Stats::new()),
-            authors,
-            stop_signal(),
-        )
-        .await
-        .map_err(Failure::runtime)
+        poolbench_server::serve_all(listeners, config, stats, authors, stop_signal())
+            .await
+            .map_err(Failure::runtime)
     })
 }
 

@@ -48,6 +48,9 @@ pub(crate) struct TuneArgs {
     #[command(flatten)]
     pub(crate) request: RequestArgs,
 
+    #[command(flatten)]
+    pub(crate) metrics: crate::args::MetricsArgs,
+
     /// Per-request timeout, after checkout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) timeout: Duration,

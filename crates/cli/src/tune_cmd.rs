@@ -14,6 +14,8 @@ use std::time::Duration;
 
 pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     check_outputs(&a.output)?;
+    // Bound before any load: a bad address stops the search here.
+    let watch = crate::metrics_listen::Watch::start(&a.metrics, "tune")?;
     let embedded = a.target.is_none();
     let (target, server) = match &a.target {
         Some(url) => (
@@ -58,6 +60,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         families,
         most_in_flight: most,
         quiet: a.quiet,
+        live: crate::metrics_listen::LiveOnly(watch.live.clone()),
     };
     let mut result = Search::new(setup).run()?;
     if let Some(s) = server {
@@ -74,6 +77,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         TuneFormat::Html => Format::Html,
     };
     print!("{}", render(format, &result));
+    watch.finish();
     Ok(())
 }
 

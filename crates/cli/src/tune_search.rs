@@ -6,7 +6,7 @@
 //! confirmed with repetitions. Progress goes to stderr, one line a point.
 use crate::Failure;
 use poolbench_analysis::tune as decide;
-use poolbench_engine::{EngineError, NoEvents};
+use poolbench_engine::EngineError;
 use poolbench_model::{
     Arrival, CellResult, LoadModel, Machine, Pitfall, Plan, Slo, TuneLoad, TunePhase, TunePoint,
     TuneResult, TUNE_SCHEMA_VERSION,
@@ -23,6 +23,8 @@ pub(crate) struct SearchSetup {
     pub(crate) families: Vec<String>,
     pub(crate) most_in_flight: usize,
     pub(crate) quiet: bool,
+    /// `--metrics-listen`: every point's cell, live.
+    pub(crate) live: crate::metrics_listen::LiveOnly,
 }
 
 /// Findings every search makes on purpose (a pool below the load, one run
@@ -304,7 +306,7 @@ impl Search {
     /// One run of the engine; its findings kept, its cell returned.
     fn run_once(&mut self, plan: &Plan) -> Result<CellResult, Failure> {
         let started = Instant::now();
-        let outcome = poolbench_engine::run(plan, None, &NoEvents);
+        let outcome = poolbench_engine::run(plan, None, &self.setup.live);
         self.runs = (self.runs.0 + 1, self.runs.1 + started.elapsed());
         let mut run = outcome.map_err(|e| match e {
             EngineError::Runtime(_) => Failure::runtime(e),

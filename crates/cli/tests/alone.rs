@@ -5,11 +5,13 @@
 //! them (cargo runs test binaries one after another); within it every test
 //! that makes load takes its turn (`turns`), so they run one at a time.
 mod browser;
+mod live_metrics;
 mod services;
 mod turns;
 
 mod interrupt;
 mod outage;
+mod prometheus;
 mod scale;
 mod scenarios;
 mod tune;

@@ -5,6 +5,7 @@
 //! starts; tests that time what they measure or load the whole machine
 //! take turns (`turns`).
 mod browser;
+mod live_metrics;
 mod services;
 mod support;
 mod turns;
@@ -25,6 +26,7 @@ mod html_report;
 mod junit;
 mod kubernetes;
 mod merge;
+mod metrics;
 mod mysql;
 mod nginx;
 mod ramp;

@@ -7,6 +7,7 @@ use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::drive::{Drained, Drive};
 use crate::exchange::Shared;
 use crate::hiccup::HiccupMeter;
+use crate::live::{Live, RunView};
 use crate::record::Recorder;
 use crate::schedule::Schedule;
 use crate::thread_recorders::ThreadRecorders;
@@ -65,6 +66,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     plan: &Plan,
     threads: Option<&LoadThreads>,
     slot: Option<std::time::SystemTime>,
+    live: Option<&Live>,
 ) -> Result<CellOutcome, BuildError> {
     let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
     // Connect failures while prefilling show up again as counted errors
@@ -74,7 +76,10 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         Some(at) => Some(wait_for(at).await),
         None => None,
     };
-    let run = Started::now(strategy, target, plan);
+    let run = Started::now(strategy, target, plan, live.is_some());
+    if let Some(live) = live {
+        live.run_started(run.view());
+    }
     let drive = Drive {
         shared: run.shared.clone(),
         recorders: run.recorders.clone(),
@@ -91,7 +96,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         }
         _ => drive.closed(threads).await,
     };
-    let mut outcome = run.finish(cell, plan, drained).await;
+    let mut outcome = run.finish(cell, plan, drained, live).await;
     outcome.schedule_lag = schedule_lag;
     Ok(outcome)
 }
@@ -114,7 +119,7 @@ struct Started<T: Target + Clone> {
 
 impl<T: Target + Clone> Started<T> {
     /// The cell's clock starts: warm-up now, the measured window after it.
-    fn now(strategy: Checkout<T>, target: T, plan: &Plan) -> Started<T> {
+    fn now(strategy: Checkout<T>, target: T, plan: &Plan, watched: bool) -> Started<T> {
         let cpu_before = (process_cpu(), machine_jiffies());
         let origin = Instant::now();
         let started_unix_s = std::time::SystemTime::now()
@@ -138,6 +143,7 @@ impl<T: Target + Clone> Started<T> {
             measure_from,
             end,
             ramp: plan.ramp.clone(),
+            in_flight: watched.then(|| Arc::new(AtomicU64::new(0))),
         });
         let opened_at_start = {
             let strategy = strategy.clone();
@@ -170,9 +176,26 @@ impl<T: Target + Clone> Started<T> {
         }
     }
 
+    /// What a live view reads of this run while it goes.
+    fn view(&self) -> RunView {
+        let strategy = self.strategy.clone();
+        RunView {
+            recorders: self.recorders.clone(),
+            hiccups: self.hiccups.view(),
+            in_flight: self.shared.in_flight.clone().unwrap_or_default(),
+            pool: Box::new(move || strategy.metrics()),
+        }
+    }
+
     /// The load has stopped: batches run where the model has them, then
     /// everything recorded is gathered.
-    async fn finish(self, cell: CellSpec, plan: &Plan, drained: Drained) -> CellOutcome {
+    async fn finish(
+        self,
+        cell: CellSpec,
+        plan: &Plan,
+        drained: Drained,
+        live: Option<&Live>,
+    ) -> CellOutcome {
         let hiccups = self.hiccups.finish();
         // Interrupted: the window ends where the stop came (not later than
         // the planned end).
@@ -217,6 +240,9 @@ impl<T: Target + Clone> Started<T> {
         let idle_at_end = self.strategy.idle() as u64;
         self.strategy.close_idle();
         let metrics = self.strategy.metrics();
+        if let Some(live) = live {
+            live.run_finished(&recorder, &hiccups, &metrics);
+        }
         let opened_before_measuring = self.opened_at_start.await.unwrap_or(0);
         let mut timeline = recorder
             .counts

@@ -6,6 +6,7 @@ use crate::record::{Fault, Recorder, Timing};
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::time::Sleep;
 
@@ -31,6 +32,28 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) end: Instant,
     /// The concurrency over time, when it ramps.
     pub(crate) ramp: Option<poolbench_model::Ramp>,
+    /// Exchanges under way, counted only for a live view.
+    pub(crate) in_flight: Option<Arc<AtomicU64>>,
+}
+
+/// One exchange counted in flight until it ends (or is dropped).
+struct InFlight<'a>(Option<&'a AtomicU64>);
+
+impl<'a> InFlight<'a> {
+    fn enter(count: Option<&'a AtomicU64>) -> InFlight<'a> {
+        if let Some(c) = count {
+            c.fetch_add(1, Relaxed);
+        }
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if let Some(c) = self.0 {
+            c.fetch_sub(1, Relaxed);
+        }
+    }
 }
 
 /// Where a completion falls.
@@ -134,6 +157,7 @@ impl<T: Target> Shared<T> {
         mut deadline: Pin<&mut Sleep>,
         start: Instant,
     ) -> (Result<Timing, Fault>, Instant) {
+        let _in_flight = InFlight::enter(self.in_flight.as_deref());
         let mut checkout = Duration::ZERO;
         let mut connect: Option<Duration> = None;
         let mut request = Duration::ZERO;

@@ -7,7 +7,7 @@ use crate::precise_sleep::tighten_timer_slack;
 use hdrhistogram::Histogram;
 use poolbench_model::new_histogram;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,10 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 /// A running meter; `finish` stops it and returns its histogram.
 pub(crate) struct HiccupMeter {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Histogram<u64>>>,
+    /// What it recorded so far (locked once a tick, by the meter alone
+    /// unless a live view reads it).
+    histogram: Arc<Mutex<Histogram<u64>>>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl HiccupMeter {
@@ -25,28 +28,40 @@ impl HiccupMeter {
     /// recorded (warm-up, drain).
     pub(crate) fn start(from: Instant, until: Instant) -> HiccupMeter {
         let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
+        let histogram = Arc::new(Mutex::new(new_histogram()));
+        let (flag, h) = (stop.clone(), histogram.clone());
         let thread = std::thread::Builder::new()
             .name("poolbench-hiccups".into())
-            .spawn(move || meter(&flag, from, until))
+            .spawn(move || meter(&flag, &h, from, until))
             .ok();
-        HiccupMeter { stop, thread }
+        HiccupMeter {
+            stop,
+            histogram,
+            thread,
+        }
+    }
+
+    /// The histogram as it fills, for a live view.
+    pub(crate) fn view(&self) -> Arc<Mutex<Histogram<u64>>> {
+        self.histogram.clone()
     }
 
     /// Stop, and the hiccups in nanoseconds (empty if the thread could not
     /// start).
     pub(crate) fn finish(mut self) -> Histogram<u64> {
         self.stop.store(true, Relaxed);
-        self.thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_else(new_histogram)
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.histogram
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
-fn meter(stop: &AtomicBool, from: Instant, until: Instant) -> Histogram<u64> {
+fn meter(stop: &AtomicBool, h: &Mutex<Histogram<u64>>, from: Instant, until: Instant) {
     tighten_timer_slack();
-    let mut h = new_histogram();
     while !stop.load(Relaxed) {
         let asleep = Instant::now();
         std::thread::sleep(TICK);
@@ -63,8 +78,8 @@ fn meter(stop: &AtomicBool, from: Instant, until: Instant) -> Histogram<u64> {
             // n - 1 wake-ups it swallowed (n ms, n - 1 ms, ...), so a long
             // stop weighs by its length, not as one sample.
             let late = (woke - asleep).saturating_sub(TICK);
+            let mut h = h.lock().unwrap_or_else(|p| p.into_inner());
             let _ = h.record_correct(late.as_nanos() as u64, TICK.as_nanos() as u64);
         }
     }
-    h
 }

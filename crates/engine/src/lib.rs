@@ -20,6 +20,7 @@ mod exchange;
 mod hiccup;
 pub mod interrupt;
 mod intervals;
+mod live;
 mod open;
 mod precise_sleep;
 mod probe;
@@ -29,5 +30,6 @@ mod schedule;
 mod thread_recorders;
 mod threads;
 
+pub use live::Live;
 pub use probe::ServerProbe;
 pub use runner::{run, EngineError, Events, NoEvents};

@@ -1,6 +1,7 @@
 //! The grid: every cell in turn on the engine's own runtime.
 use crate::cell_result::cell_result;
 use crate::cell_run::{run_cell, CellOutcome};
+use crate::live::Live;
 use crate::probe::ServerProbe;
 use crate::threads::LoadThreads;
 use poolbench_model::{
@@ -33,6 +34,11 @@ pub enum EngineError {
 pub trait Events {
     fn cell_started(&self, _index: usize, _total: usize, _cell: &CellSpec) {}
     fn cell_finished(&self, _index: usize, _total: usize, _result: &CellResult) {}
+    /// A live view to keep up to date while the cells run (none: nothing
+    /// is counted for one).
+    fn live(&self) -> Option<&Live> {
+        None
+    }
 }
 
 /// Progress nobody watches.
@@ -75,12 +81,25 @@ pub fn run(
             break;
         }
         events.cell_started(i, cells.len(), cell);
+        let live = events.live();
+        if let Some(live) = live {
+            live.cell_started(cell, plan.shard.map(|s| s.index));
+        }
         let mut runs = Vec::with_capacity(plan.reps);
         for rep in 0..plan.reps {
             if crate::interrupt::requested().is_some() && !runs.is_empty() {
                 break;
             }
-            runs.push(ready.run_once(*cell, plan, probe, slot_at(i * plan.reps + rep))?);
+            let slot = slot_at(i * plan.reps + rep);
+            let run = ready.run_once(*cell, plan, probe, slot, live);
+            if let (Err(_), Some(live)) = (&run, live) {
+                live.run_abandoned();
+                live.cell_finished();
+            }
+            runs.push(run?);
+        }
+        if let Some(live) = live {
+            live.cell_finished();
         }
         let result = cell_result(*cell, plan, runs);
         events.cell_finished(i, cells.len(), &result);
@@ -202,6 +221,7 @@ impl Ready {
         plan: &Plan,
         probe: Option<&dyn ServerProbe>,
         slot: Option<SystemTime>,
+        live: Option<&Live>,
     ) -> Result<(CellOutcome, Option<ServerCounters>), EngineError> {
         if let Some(p) = probe {
             settle(p);
@@ -211,9 +231,14 @@ impl Ready {
             .load_threads
             .as_ref()
             .filter(|_| !cell.strategy.shares_connections());
-        let outcome =
-            self.runtime
-                .block_on(run_cell(self.target.clone(), cell, plan, threads, slot))?;
+        let outcome = self.runtime.block_on(run_cell(
+            self.target.clone(),
+            cell,
+            plan,
+            threads,
+            slot,
+            live,
+        ))?;
         let server = probe.map(|p| {
             settle(p);
             p.read()

@@ -38,6 +38,13 @@ impl ThreadRecorders {
         f(&mut r)
     }
 
+    /// Read every slot in turn (each locked only while `f` reads it).
+    pub(crate) fn each(&self, mut f: impl FnMut(&Recorder)) {
+        for slot in self.slots.iter() {
+            f(&slot.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+    }
+
     /// Every slot merged into one recorder.
     pub(crate) fn merged(&self) -> Recorder {
         let mut out = Recorder::new();

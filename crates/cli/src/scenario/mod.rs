@@ -50,7 +50,13 @@ pub(crate) fn scenario(a: ScenarioArgs) -> Result<(), Failure> {
             output,
             format,
             quiet,
-        } => run(&name, &output, format, quiet),
+            metrics,
+        } => {
+            let watch = crate::metrics_listen::Watch::start(&metrics, "scenario")?;
+            let outcome = run(&name, &output, format, quiet, watch.live.clone());
+            watch.finish();
+            outcome
+        }
     }
 }
 
@@ -160,7 +166,13 @@ impl Out {
     }
 }
 
-fn run(name: &str, output: &[PathBuf], format: Format, quiet: bool) -> Result<(), Failure> {
+fn run(
+    name: &str,
+    output: &[PathBuf],
+    format: Format,
+    quiet: bool,
+    live: Option<std::sync::Arc<poolbench_engine::Live>>,
+) -> Result<(), Failure> {
     if !matches!(format, Format::Text | Format::Junit) {
         return Err(Failure::input(
             "scenario run --format: text or junit (each step's result is saved with -o FILE.json)",
@@ -199,7 +211,7 @@ fn run(name: &str, output: &[PathBuf], format: Format, quiet: bool) -> Result<()
             a.target = Some(target);
         }
         let views = a.views.clone();
-        let result = crate::run_cmd::execute(a)?;
+        let result = crate::run_cmd::execute(a, live.clone())?;
         out.say(&crate::output::render(Format::Text, &result, &views));
         drop(server);
         out.say("\nexpected of this step:\n");
