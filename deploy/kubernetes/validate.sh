@@ -7,7 +7,9 @@
 #     job is Indexed and never retried;
 #  3. every shard's arguments, as the kubelet will expand them, pass
 #     poolbench's own checks (`run --dry-run`) and name one plan;
-#  4. gather.sh parses (shellcheck when installed, else bash -n).
+#  4. with --metrics-listen, its port is a containerPort and the one the
+#     prometheus.io/port annotation names;
+#  5. gather.sh parses (shellcheck when installed, else bash -n).
 #
 #   deploy/kubernetes/validate.sh [JOB.yaml]   (POOLBENCH: the binary; default poolbench)
 set -euo pipefail
@@ -49,6 +51,12 @@ if "$(START_AT)" not in args or args[args.index("$(START_AT)") - 1] != "--start-
     fail("args need --start-at $(START_AT)")
 if not {"--quiet", "-q"} & set(args) or "json" not in args:
     fail("the pod log must be the JSON alone: --format json --quiet")
+if "--metrics-listen" in args:
+    port = args[args.index("--metrics-listen") + 1].rsplit(":", 1)[-1]
+    ports = {str(p.get("containerPort")) for p in container.get("ports", [])}
+    notes = spec["template"].get("metadata", {}).get("annotations", {})
+    if port not in ports or str(notes.get("prometheus.io/port")) != port:
+        fail(f"--metrics-listen port {port} must be a containerPort and the prometheus.io/port annotation")
 env = {e["name"]: e["value"] for e in container.get("env", [])}
 env["START_AT"] = start
 hashes = set()

@@ -6,6 +6,7 @@ mod args;
 mod compare_cmd;
 mod http_probe;
 mod limits;
+mod metrics_args;
 mod metrics_listen;
 mod output;
 mod parse;

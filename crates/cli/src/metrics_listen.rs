@@ -4,7 +4,7 @@
 //! address it bound on stderr (one line) when it picked the port, reads the engine's [`Live`]
 //! view only when scraped, and stops with the process, after
 //! `--metrics-linger`.
-use crate::args::MetricsArgs;
+use crate::metrics_args::MetricsArgs;
 use crate::Failure;
 use bytes::Bytes;
 use http_body_util::Full;

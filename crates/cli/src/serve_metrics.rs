@@ -4,123 +4,129 @@
 //! them (`/_poolbench/reset`, as `run` does before each cell), which
 //! Prometheus's `rate()` takes as a counter reset.
 use poolbench_report::Exposition;
-use poolbench_server::{Authors, Stats};
+use poolbench_server::{Authors, DbPoolStats, Stats, StatsSnapshot};
 use std::sync::Arc;
 
 /// (name, type, help, the value) of one series.
-type Series = (&'static str, &'static str, &'static str, f64);
+type Series<T> = (&'static str, &'static str, &'static str, fn(&T) -> f64);
+
+const SERVER: [Series<StatsSnapshot>; 8] = [
+    (
+        "poolbench_server_requests_total",
+        "counter",
+        "Requests received (not /_poolbench/*), since start or the last reset.",
+        |s| s.requests as f64,
+    ),
+    (
+        "poolbench_server_requests_in_flight",
+        "gauge",
+        "Requests being processed now.",
+        |s| s.inflight as f64,
+    ),
+    (
+        "poolbench_server_responses_failed_total",
+        "counter",
+        "Requests answered 500 (--fail-rate).",
+        |s| s.responses_failed as f64,
+    ),
+    (
+        "poolbench_server_service_seconds_total",
+        "counter",
+        "Time requests spent inside the server (limit wait, delay, cpu, stall).",
+        |s| s.service_ns_total as f64 / 1e9,
+    ),
+    (
+        "poolbench_server_connections_open",
+        "gauge",
+        "Client connections open now.",
+        |s| s.connections_open as f64,
+    ),
+    (
+        "poolbench_server_connections_accepted_total",
+        "counter",
+        "Client connections accepted.",
+        |s| s.connections_accepted as f64,
+    ),
+    (
+        "poolbench_server_tls_handshakes_total",
+        "counter",
+        "TLS handshakes completed.",
+        |s| s.tls_handshakes as f64,
+    ),
+    (
+        "poolbench_server_grpc_requests_total",
+        "counter",
+        "gRPC SayHello calls received.",
+        |s| s.grpc_requests as f64,
+    ),
+];
+
+const DB_POOL: [Series<DbPoolStats>; 9] = [
+    (
+        "poolbench_server_db_pool_size",
+        "gauge",
+        "Connections the database pool keeps (--db-pool).",
+        |d| d.size as f64,
+    ),
+    (
+        "poolbench_server_db_pool_overflow",
+        "gauge",
+        "Overflow connections allowed above the size.",
+        |d| d.overflow as f64,
+    ),
+    (
+        "poolbench_server_db_connections_open",
+        "gauge",
+        "Database connections open now.",
+        |d| d.open as f64,
+    ),
+    (
+        "poolbench_server_db_checkouts_total",
+        "counter",
+        "Database connections leased.",
+        |d| d.checkouts as f64,
+    ),
+    (
+        "poolbench_server_db_checkout_waits_total",
+        "counter",
+        "Database checkouts that waited for a connection.",
+        |d| d.waits as f64,
+    ),
+    (
+        "poolbench_server_db_checkout_timeouts_total",
+        "counter",
+        "Database checkouts that gave up at --db-timeout.",
+        |d| d.timeouts as f64,
+    ),
+    (
+        "poolbench_server_db_nested_waits_total",
+        "counter",
+        "Checkouts that waited while their request held a connection.",
+        |d| d.nested_waits as f64,
+    ),
+    (
+        "poolbench_server_cache_hits_total",
+        "counter",
+        "Requests answered from the Redis cache.",
+        |d| d.cache_hits as f64,
+    ),
+    (
+        "poolbench_server_cache_misses_total",
+        "counter",
+        "Requests the cache could not answer.",
+        |d| d.cache_misses as f64,
+    ),
+];
+
+fn write<T>(x: &mut Exposition, table: &[Series<T>], of: &T) {
+    for (name, kind, help, value) in table {
+        x.family(name, kind, help);
+        x.sample(name, &[], value(of));
+    }
+}
 
 /// The exposition of the server's counters now.
 pub(crate) fn render(stats: &Stats, authors: Option<&Authors>) -> String {
-    let s = stats.snapshot();
-    let mut all: Vec<Series> = vec![
-        (
-            "poolbench_server_requests_total",
-            "counter",
-            "Requests received (not /_poolbench/*), since start or the last reset.",
-            s.requests as f64,
-        ),
-        (
-            "poolbench_server_requests_in_flight",
-            "gauge",
-            "Requests being processed now.",
-            s.inflight as f64,
-        ),
-        (
-            "poolbench_server_responses_failed_total",
-            "counter",
-            "Requests answered 500 (--fail-rate).",
-            s.responses_failed as f64,
-        ),
-        (
-            "poolbench_server_service_seconds_total",
-            "counter",
-            "Time requests spent inside the server (limit wait, delay, cpu, stall).",
-            s.service_ns_total as f64 / 1e9,
-        ),
-        (
-            "poolbench_server_connections_open",
-            "gauge",
-            "Client connections open now.",
-            s.connections_open as f64,
-        ),
-        (
-            "poolbench_server_connections_accepted_total",
-            "counter",
-            "Client connections accepted.",
-            s.connections_accepted as f64,
-        ),
-        (
-            "poolbench_server_tls_handshakes_total",
-            "counter",
-            "TLS handshakes completed.",
-            s.tls_handshakes as f64,
-        ),
-        (
-            "poolbench_server_grpc_requests_total",
-            "counter",
-            "gRPC SayHello calls received.",
-            s.grpc_requests as f64,
-        ),
-    ];
-    if let Some(db) = authors.map(|a| a.stats()) {
-        all.extend([
-            (
-                "poolbench_server_db_pool_size",
-                "gauge",
-                "Connections the database pool keeps (--db-pool).",
-                db.size as f64,
-            ),
-            (
-                "poolbench_server_db_pool_overflow",
-                "gauge",
-                "Overflow connections allowed above the size.",
-                db.overflow as f64,
-            ),
-            (
-                "poolbench_server_db_connections_open",
-                "gauge",
-                "Database connections open now.",
-                db.open as f64,
-            ),
-            (
-                "poolbench_server_db_checkouts_total",
-                "counter",
-                "Database connections leased.",
-                db.checkouts as f64,
-            ),
-            (
-                "poolbench_server_db_checkout_waits_total",
-                "counter",
-                "Database checkouts that waited for a connection.",
-                db.waits as f64,
-            ),
-            (
-                "poolbench_server_db_checkout_timeouts_total",
-                "counter",
-                "Database checkouts that gave up at --db-timeout.",
-                db.timeouts as f64,
-            ),
-            (
-                "poolbench_server_db_nested_waits_total",
-                "counter",
-                "Checkouts that waited while their request held a connection.",
-                db.nested_waits as f64,
-            ),
-            (
-                "poolbench_server_cache_hits_total",
-                "counter",
-                "Requests answered from the Redis cache.",
-                db.cache_hits as f64,
-            ),
-            (
-                "poolbench_server_cache_misses_total",
-                "counter",
-                "Requests the cache could not answer.",
-                db.cache_misses as f64,
-            ),
-        ]);
-    }
     let mut x = Exposition::new();
     x.family(
         "poolbench_info",
@@ -128,9 +134,9 @@ pub(crate) fn render(stats: &Stats, authors: Option<&Authors>) -> String {
         "poolbench itself: 1, its version and command as labels.",
     );
     x.sample("poolbench_info", &crate::metrics_listen::info("serve"), 1.0);
-    for (name, kind, help, value) in all {
-        x.family(name, kind, help);
-        x.sample(name, &[], value);
+    write(&mut x, &SERVER, &stats.snapshot());
+    if let Some(a) = authors {
+        write(&mut x, &DB_POOL, &a.stats());
     }
     x.finish()
 }

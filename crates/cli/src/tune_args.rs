@@ -49,7 +49,7 @@ pub(crate) struct TuneArgs {
     pub(crate) request: RequestArgs,
 
     #[command(flatten)]
-    pub(crate) metrics: crate::args::MetricsArgs,
+    pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
     /// Per-request timeout, after checkout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]

@@ -72,6 +72,11 @@ fn broken_jobs_are_refused_for_their_reason() {
             "backoffLimit: 3",
             "backoffLimit must be 0",
         ),
+        (
+            "prometheus.io/port: \"9464\"",
+            "prometheus.io/port: \"9465\"",
+            "--metrics-listen port 9464 must be a containerPort",
+        ),
     ];
     for (i, (from, to, why)) in cases.iter().enumerate() {
         assert!(job.contains(from), "{from}");

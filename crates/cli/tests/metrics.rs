@@ -246,3 +246,63 @@ fn the_grafana_dashboard_asks_for_series_a_scrape_has() {
         }
     }
 }
+
+#[test]
+fn a_scenarios_steps_keep_their_cells_in_one_endpoint() {
+    let dir =
+        std::env::temp_dir().join(format!("poolbench-metrics-scenario-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two.toml");
+    let step = |title: &str, strategy: &str, c: u32| {
+        format!(
+            "[[step]]\ntitle = \"{title}\"\nserve = {{ delay = \"1ms\" }}\ntarget = \"http://{{http}}/\"\n\
+             run = {{ strategies = [\"{strategy}\"], concurrency = [{c}], duration = \"400ms\", warmup = \"100ms\" }}\n\
+             expect = {{ errors = false }}\n\n"
+        )
+    };
+    let text = format!(
+        "name = \"two\"\ntitle = \"two steps\"\nshows = \"\"\"\ntwo cells\n\"\"\"\n\n{}{}",
+        step("one", "pool:2", 2),
+        step("two", "pool:3", 3)
+    );
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("r.json");
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let file_arg = file.to_string_lossy().to_string();
+    let out_arg = out.to_string_lossy().to_string();
+    let mut run = Watched::start(&[
+        "scenario",
+        "run",
+        &file_arg,
+        "--quiet",
+        "-o",
+        &out_arg,
+        "--metrics-linger",
+        "1500ms",
+    ]);
+    let cell = |s: &str, c: u32| format!(r#"strategy="{s}",concurrency="{c}",pool_size="{c}""#);
+    let (one, two) = (cell("pool:2", 2), cell("pool:3", 3));
+    // Both steps done (the endpoint lingers): both cells, neither active.
+    let text = scrape_until(&run.metrics, |t| {
+        let requests = samples(t, "poolbench_requests_total");
+        let active = samples(t, "poolbench_cell_active");
+        requests.len() == 2
+            && requests.iter().all(|(_, v)| *v > 0.0)
+            && active.iter().all(|(_, v)| *v == 0.0)
+            && std::fs::metadata(dir.join("r.2.json")).is_ok()
+    });
+    let (code, said) = promtool(&text);
+    assert_eq!(code, 0, "{said}\n{text}");
+    assert!(run.wait().success(), "the scenario failed");
+    for (labels, path) in [(&one, "r.json"), (&two, "r.2.json")] {
+        let result: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(path)).unwrap()).unwrap();
+        let json = result["cells"][0]["requests"].as_f64().unwrap();
+        assert_eq!(
+            of_cell(&text, "poolbench_requests_total", labels),
+            json,
+            "{path}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

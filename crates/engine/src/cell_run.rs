@@ -212,19 +212,8 @@ impl<T: Target + Clone> Started<T> {
             }
             _ => end.saturating_duration_since(self.measure_from),
         };
-        if let LoadModel::Batch { size, samples: min } = plan.load {
-            let b = batch::run(
-                self.shared.clone(),
-                cell.concurrency,
-                size,
-                min,
-                plan.duration,
-                plan.threads,
-            )
-            .await;
-            recorder.merge(&b.recorder);
-            samples = b.samples;
-            measured = b.measured;
+        if let Some((s, m)) = batches(&self.shared, cell, plan, &mut recorder).await {
+            (samples, measured) = (s, m);
         }
         let intervals = recorder
             .intervals
@@ -277,6 +266,24 @@ impl<T: Target + Clone> Started<T> {
             schedule_lag: None,
         }
     }
+}
+
+/// The batches, where the model has them (into `recorder`): their
+/// samples and measured time.
+async fn batches<T: Target + Clone>(
+    shared: &Arc<Shared<T>>,
+    cell: CellSpec,
+    plan: &Plan,
+    recorder: &mut Recorder,
+) -> Option<(Vec<Sample>, Duration)> {
+    let LoadModel::Batch { size, samples } = plan.load else {
+        return None;
+    };
+    let shared = shared.clone();
+    let (c, d) = (cell.concurrency, plan.duration);
+    let b = batch::run(shared, c, size, samples, d, plan.threads).await;
+    recorder.merge(&b.recorder);
+    Some((b.samples, b.measured))
 }
 
 /// This process's share of the machine's cores since `before` (its CPU

@@ -7,6 +7,7 @@ mod first_byte;
 mod grpc;
 mod hiccups;
 mod littles_law;
+mod live;
 mod load_models;
 mod open_loop_truth;
 mod pitfalls;

@@ -81,6 +81,11 @@ impl Watched {
         String::from_utf8(line).unwrap()
     }
 
+    /// Wait for the end; how it ended.
+    pub fn wait(&mut self) -> std::process::ExitStatus {
+        self.child.wait().unwrap()
+    }
+
     /// Wait for the end; its JSON (stdout), which it must have printed
     /// with exit 0.
     pub fn json(mut self) -> Value {
