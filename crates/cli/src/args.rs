@@ -467,8 +467,9 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 
-    /// Service mode: serve GET /authors/{id} from this PostgreSQL database
-    /// (postgres://user:password@host:port/db), through this project's pool.
+    /// Service mode: serve GET /authors/{id} from this PostgreSQL or MySQL
+    /// database (postgres://user:password@host:port/db,
+    /// mysql://user:password@host:port/db), through this project's pool.
     #[arg(long)]
     pub(crate) db: Option<String>,
 
@@ -484,7 +485,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value = "30s", value_parser = parse::duration, requires = "db")]
     pub(crate) db_timeout: Duration,
 
-    /// Extra time each query takes on the database side (pg_sleep).
+    /// Extra time each query takes on the database side (pg_sleep, MySQL's
+    /// SLEEP).
     #[arg(long, default_value = "0s", value_parser = parse::duration, requires = "db")]
     pub(crate) db_delay: Duration,
 

@@ -74,8 +74,11 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         if let Some(a) = &authors {
             let s = a.stats();
             println!(
-                "serving http://{}/authors/{{1..{AUTHORS}}} from PostgreSQL, pool {}+{} overflow",
-                addrs.http, s.size, s.overflow
+                "serving http://{}/authors/{{1..{AUTHORS}}} from {}, pool {}+{} overflow",
+                addrs.http,
+                a.database(),
+                s.size,
+                s.overflow
             );
         }
         let _ = std::io::stdout().flush();

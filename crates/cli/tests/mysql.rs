@@ -2,11 +2,13 @@
 //! scripts/test.sh; the outage test starts one of its own): every
 //! strategy and the client's own pool (`mysql-async:N`), parameters and
 //! setup, TLS, `MYSQL_PWD`, the password never printed, server errors by
-//! code, bad input refused before any load, an outage recovered from.
+//! code, bad input refused before any load, an outage recovered from;
+//! and service mode over MySQL (`serve --db mysql://…`): the nested
+//! checkout that starves a small pool, the pool that fixes it, the delay.
 //! `tune` on MySQL is tested in tune.rs (the `alone` binary, where the
 //! search has the machine to itself).
 
-use crate::services::{mysql_url, run_json, test_ca, OwnMysql};
+use crate::services::{mysql_url, redis_url, run_json, test_ca, OwnMysql, Serve};
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::process::Command;
@@ -317,4 +319,137 @@ fn a_mariadb_killed_and_restarted_mid_run_is_counted_and_recovered_from() {
         "{}",
         r["pitfalls"]
     );
+}
+
+/// `--db-pool N --db-overflow M` with a nested checkout and a 1 s checkout
+/// timeout, served from MySQL.
+fn serve_mysql(pool: &str, overflow: &str, extra: &[&str]) -> Serve {
+    let db = mysql_url();
+    let mut args = vec![
+        "--db",
+        &db,
+        "--db-pool",
+        pool,
+        "--db-overflow",
+        overflow,
+        "--nested",
+        "--db-timeout",
+        "1s",
+    ];
+    args.extend_from_slice(extra);
+    Serve::start(&args)
+}
+
+#[test]
+fn service_mode_on_mysql_starves_with_a_nested_checkout_and_a_big_pool_fixes_it() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let small = serve_mysql("5", "10", &[]);
+    let load = |s: &Serve| {
+        run_json(&[
+            "run",
+            &s.url("/authors/42"),
+            "-s",
+            "pool:50",
+            "-c",
+            "50",
+            "-d",
+            "2s",
+            "--warmup",
+            "0s",
+        ])
+    };
+    let r = load(&small);
+    let c = &r["cells"][0];
+    assert!(
+        c["errors"]["by_status"]["503"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        c["errors"]
+    );
+    let db_pool = &c["server"]["db_pool"];
+    assert!(db_pool["nested_waits"].as_u64().unwrap() > 0, "{db_pool}");
+    assert!(db_pool["peak_in_use"].as_u64().unwrap() <= 15, "{db_pool}");
+    assert!(
+        r["pitfalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["id"] == "nested-checkout-starvation"),
+        "{}",
+        r["pitfalls"]
+    );
+    drop(small);
+    let big = serve_mysql("51", "0", &[]);
+    let r = load(&big);
+    let c = &r["cells"][0];
+    assert!(
+        c["ok"].as_u64().unwrap() > 100 && c["errors"]["total"] == 0,
+        "{}",
+        c["errors"]
+    );
+}
+
+#[test]
+fn service_mode_on_mysql_serves_the_seeded_rows_with_the_delay_and_the_cache() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let redis = redis_url();
+    let s = serve_mysql("4", "0", &["--db-delay", "30ms", "--cache", &redis]);
+    // Cold keys (one per request) go to MySQL and take its SLEEP.
+    let r = run_json(&[
+        "run",
+        &s.url("/authors/{random:1..10000}"),
+        "-s",
+        "pool:4",
+        "-c",
+        "2",
+        "-d",
+        "1s",
+        "--warmup",
+        "0s",
+    ]);
+    let c = &r["cells"][0];
+    assert!(
+        c["ok"].as_u64().unwrap() > 5 && c["errors"]["total"] == 0,
+        "{}",
+        c["errors"]
+    );
+    let p50 = c["latency_us"]["p50"].as_f64().unwrap();
+    assert!(
+        p50 >= 30_000.0,
+        "the delay on the database side: p50 {p50} µs"
+    );
+    let body = get(&s.addr, "/authors/10000");
+    assert!(body.contains("\"name\":\"Author 10000\""), "{body}");
+    // One warm key: answered by Redis, the database's delay gone.
+    let r = run_json(&[
+        "run",
+        &s.url("/authors/7"),
+        "-s",
+        "pool:4",
+        "-c",
+        "2",
+        "-d",
+        "1s",
+        "--warmup",
+        "300ms",
+    ]);
+    let c = &r["cells"][0];
+    let p50 = c["latency_us"]["p50"].as_f64().unwrap();
+    assert!(p50 < 30_000.0, "from the cache: p50 {p50} µs");
+    // Answered from Redis: (nearly) no database checkouts while measuring.
+    let pool = &c["server"]["db_pool"];
+    assert!(pool["checkouts"].as_u64().unwrap_or(0) <= 1, "{pool}");
+}
+
+/// The body of `GET path` from `addr` (HTTP/1.1, the connection closed).
+fn get(addr: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    s.read_to_string(&mut text).unwrap();
+    text
 }

@@ -1,8 +1,8 @@
 //! `poolbench scenario`: the built-in experiments pass their expectations
 //! on this machine (shortened: shorter cells, same grids), a failed
 //! expectation exits 1, and bad scenario files are refused with the line
-//! and column. The database scenario needs the PostgreSQL and Redis that
-//! scripts/test.sh starts.
+//! and column. The database scenarios need the PostgreSQL, MariaDB and
+//! Redis that scripts/test.sh starts.
 /// The scenarios measure: one at a time, not beside each other or another
 /// timed or heavy test.
 use crate::turns::ONE_AT_A_TIME;
@@ -109,6 +109,19 @@ fn db_pool_starvation_passes_its_expectations() {
 }
 
 #[test]
+fn db_pool_starvation_on_mysql_passes_its_expectations() {
+    assert!(
+        std::env::var("POOLBENCH_MYSQL_URL").is_ok()
+            && std::env::var("POOLBENCH_REDIS_URL").is_ok(),
+        "MariaDB and Redis are missing: run the tests through scripts/test.sh"
+    );
+    passes(
+        "db-pool-starvation-mysql",
+        &[("duration = \"3s\"", "duration = \"1500ms\"")],
+    );
+}
+
+#[test]
 fn pool_size_grid_passes_its_expectations() {
     passes(
         "pool-size-grid",
@@ -158,6 +171,7 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
         "slow-api-pools",
         "grpc-client-concurrency",
         "db-pool-starvation",
+        "db-pool-starvation-mysql",
         "pool-size-grid",
     ] {
         assert!(list.contains(name), "{list}");
@@ -204,6 +218,24 @@ fn a_scenario_needing_postgres_says_how_to_start_it() {
         stderr.contains("scripts/scenario.sh db-pool-starvation"),
         "{stderr}"
     );
+    let out = bin()
+        .args(["scenario", "run", "db-pool-starvation-mysql"])
+        .env_remove("POOLBENCH_MYSQL_URL")
+        .output()
+        .unwrap();
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("needs MySQL") && stderr.contains("POOLBENCH_MYSQL_URL"),
+        "{stderr}"
+    );
+    // A step's database is true, "postgres" or "mysql".
+    let (code, _, stderr) = run_toml(
+        "db",
+        &one_step("serve = { db = \"oracle\" }\ntarget = \"http://{http}/\"\nrun = { strategies = [\"pool:2\"] }\n"),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("db = \"oracle\""), "{stderr}");
 }
 
 #[test]

@@ -15,8 +15,8 @@ pub(crate) struct Scenario {
     /// What this shows: printed at the end of the report.
     pub(crate) shows: String,
     /// The services the steps need, started by the project's services
-    /// script (`postgres`, `redis`); their URLs come from
-    /// `POOLBENCH_PG_URL` and `POOLBENCH_REDIS_URL`.
+    /// script (`postgres`, `mysql`, `redis`); their URLs come from
+    /// `POOLBENCH_PG_URL`, `POOLBENCH_MYSQL_URL` and `POOLBENCH_REDIS_URL`.
     #[serde(default)]
     pub(crate) needs: Vec<String>,
     /// Files to write each step's result to, as `-o` (which adds to them).
@@ -57,10 +57,11 @@ pub(crate) struct Serve {
     pub(crate) grpc: bool,
     #[serde(default)]
     pub(crate) http1_only: bool,
-    /// Service mode: serve /authors/{id} from the PostgreSQL of
-    /// `POOLBENCH_PG_URL`.
+    /// Service mode: serve /authors/{id} from a database: `true` or
+    /// `"postgres"`, the PostgreSQL of `POOLBENCH_PG_URL`; `"mysql"`, the
+    /// MySQL (MariaDB) of `POOLBENCH_MYSQL_URL`.
     #[serde(default)]
-    pub(crate) db: bool,
+    pub(crate) db: Db,
     pub(crate) db_pool: Option<usize>,
     pub(crate) db_overflow: Option<usize>,
     pub(crate) db_timeout: Option<String>,
@@ -70,6 +71,41 @@ pub(crate) struct Serve {
     pub(crate) cache: bool,
     #[serde(default)]
     pub(crate) nested: bool,
+}
+
+/// The database of a service-mode step.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub(crate) enum Db {
+    /// `true`: PostgreSQL; `false`: none.
+    On(bool),
+    /// `"postgres"` or `"mysql"`.
+    Named(String),
+}
+
+impl Default for Db {
+    fn default() -> Self {
+        Db::On(false)
+    }
+}
+
+impl Db {
+    /// The database's name as `needs` spells it; `None` without one.
+    pub(crate) fn name(&self) -> Option<&str> {
+        match self {
+            Db::On(false) => None,
+            Db::On(true) => Some("postgres"),
+            Db::Named(n) => Some(n),
+        }
+    }
+}
+
+/// The URLs of the services a scenario uses (from the environment).
+#[derive(Debug, Default)]
+pub(crate) struct Services {
+    pub(crate) postgres: Option<String>,
+    pub(crate) mysql: Option<String>,
+    pub(crate) redis: Option<String>,
 }
 
 /// `poolbench run` flags.
@@ -155,8 +191,20 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
         return Err(format!("{origin}: no [[step]]"));
     }
     for n in &s.needs {
-        if !matches!(n.as_str(), "postgres" | "redis") {
-            return Err(format!("{origin}: needs = \"{n}\": postgres or redis"));
+        if !matches!(n.as_str(), "postgres" | "mysql" | "redis") {
+            return Err(format!(
+                "{origin}: needs = \"{n}\": postgres, mysql or redis"
+            ));
+        }
+    }
+    for step in &s.steps {
+        if let Some(Db::Named(n)) = step.serve.as_ref().map(|v| &v.db) {
+            if !matches!(n.as_str(), "postgres" | "mysql") {
+                return Err(format!(
+                    "{origin}: step \"{}\": db = \"{n}\": true, \"postgres\" or \"mysql\"",
+                    step.title
+                ));
+            }
         }
     }
     Ok(s)
@@ -164,7 +212,12 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
 
 impl Serve {
     /// The `poolbench serve` flags, with the service URLs given.
-    pub(crate) fn args(&self, pg: Option<&str>, redis: Option<&str>) -> Vec<String> {
+    pub(crate) fn args(&self, urls: &Services) -> Vec<String> {
+        let db = match self.db.name() {
+            Some("mysql") => Some(urls.mysql.clone().unwrap_or_default()),
+            Some(_) => Some(urls.postgres.clone().unwrap_or_default()),
+            None => None,
+        };
         let mut a: Vec<String> = vec!["--listen".into(), "127.0.0.1:0".into()];
         let mut opt = |flag: &str, v: Option<String>| {
             if let Some(v) = v {
@@ -179,14 +232,14 @@ impl Serve {
         opt("--stall", self.stall.clone());
         opt("--stall-every", self.stall_every.clone());
         opt("--grpc-listen", self.grpc.then(|| "127.0.0.1:0".into()));
-        opt("--db", self.db.then(|| pg.unwrap_or_default().to_string()));
+        opt("--db", db);
         opt("--db-pool", self.db_pool.map(|n| n.to_string()));
         opt("--db-overflow", self.db_overflow.map(|n| n.to_string()));
         opt("--db-timeout", self.db_timeout.clone());
         opt("--db-delay", self.db_delay.clone());
         opt(
             "--cache",
-            self.cache.then(|| redis.unwrap_or_default().to_string()),
+            self.cache.then(|| urls.redis.clone().unwrap_or_default()),
         );
         for (on, flag) in [
             (self.batching, "--batching"),

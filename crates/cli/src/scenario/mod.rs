@@ -12,7 +12,7 @@ use clap::Parser;
 use std::path::{Path, PathBuf};
 
 /// The scenarios shipped in the binary (also under `scenarios/`).
-const BUILT_IN: [(&str, &str); 4] = [
+const BUILT_IN: [(&str, &str); 5] = [
     (
         "slow-api-pools",
         include_str!("../../../../scenarios/slow-api-pools.toml"),
@@ -24,6 +24,10 @@ const BUILT_IN: [(&str, &str); 4] = [
     (
         "db-pool-starvation",
         include_str!("../../../../scenarios/db-pool-starvation.toml"),
+    ),
+    (
+        "db-pool-starvation-mysql",
+        include_str!("../../../../scenarios/db-pool-starvation-mysql.toml"),
     ),
     (
         "pool-size-grid",
@@ -104,23 +108,27 @@ fn env_url(var: &str) -> Option<String> {
 }
 
 /// The services the scenario needs, from the environment: the
-/// PostgreSQL and Redis URLs.
-fn services(s: &file::Scenario, name: &str) -> Result<(Option<String>, Option<String>), Failure> {
-    let pg = env_url("POOLBENCH_PG_URL");
-    let redis = env_url("POOLBENCH_REDIS_URL");
+/// PostgreSQL, MySQL and Redis URLs.
+fn services(s: &file::Scenario, name: &str) -> Result<file::Services, Failure> {
+    let urls = file::Services {
+        postgres: env_url("POOLBENCH_PG_URL"),
+        mysql: env_url("POOLBENCH_MYSQL_URL"),
+        redis: env_url("POOLBENCH_REDIS_URL"),
+    };
     for need in &s.needs {
         let (have, var, what) = match need.as_str() {
-            "postgres" => (pg.is_some(), "POOLBENCH_PG_URL", "PostgreSQL"),
-            _ => (redis.is_some(), "POOLBENCH_REDIS_URL", "Redis"),
+            "postgres" => (&urls.postgres, "POOLBENCH_PG_URL", "PostgreSQL"),
+            "mysql" => (&urls.mysql, "POOLBENCH_MYSQL_URL", "MySQL"),
+            _ => (&urls.redis, "POOLBENCH_REDIS_URL", "Redis"),
         };
-        if !have {
+        if have.is_none() {
             return Err(Failure::input(format!(
                 "scenario {} needs {what}: run it as scripts/scenario.sh {name}, which starts one, or set {var}",
                 s.name
             )));
         }
     }
-    Ok((pg, redis))
+    Ok(urls)
 }
 
 /// Each step's `run` arguments, parsed.
@@ -183,7 +191,7 @@ fn run(
     };
     let (text, origin) = source(name)?;
     let s = file::parse(&text, &origin).map_err(Failure::input)?;
-    let (pg, redis) = services(&s, name)?;
+    let urls = services(&s, name)?;
     let output: Vec<PathBuf> = s.output.iter().chain(output).cloned().collect();
     crate::output::check(&output)?;
     let (xml, output): (Vec<PathBuf>, Vec<PathBuf>) = output
@@ -197,10 +205,7 @@ fn run(
     for (i, (step, mut a)) in s.steps.iter().zip(plans).enumerate() {
         out.say(&format!("\n=== step {}/{n}: {}\n", i + 1, step.title));
         let server = match &step.serve {
-            Some(serve) => Some(server::Server::start(
-                &serve.args(pg.as_deref(), redis.as_deref()),
-                serve.grpc,
-            )?),
+            Some(serve) => Some(server::Server::start(&serve.args(&urls), serve.grpc)?),
             None => None,
         };
         if let Some(srv) = &server {

@@ -1,6 +1,7 @@
-//! Service mode: `GET /authors/{id}` backed by PostgreSQL through this
-//! project's pool, with an optional Redis read-through cache and an optional
-//! nested checkout (the handler holds one connection while taking another).
+//! Service mode: `GET /authors/{id}` backed by PostgreSQL or MySQL
+//! (`pg.rs`, `mysql.rs`) through this project's pool, with an optional
+//! Redis read-through cache and an optional nested checkout (the handler
+//! holds one connection while taking another).
 //!
 //! This is the classic web-service pool exhaustion, reproducible: a pool of
 //! 5 with `--nested` under 50 concurrent requests deadlocks until the
@@ -13,23 +14,28 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::{Response, StatusCode};
 use http_body_util::Full;
-use poolbench_pool::{AcquireError, MetricsSnapshot, PoolConfig, Strategy, StrategySpec};
-use poolbench_targets::postgres::{classify, PostgresTarget};
+use poolbench_pool::{AcquireError, MetricsSnapshot, PoolConfig, StrategySpec};
 use poolbench_targets::redis::{RedisConn, RedisTarget};
 use poolbench_targets::RequestError;
 use serde::{Deserialize, Serialize};
 
 use crate::response::{Resp, TEXT_PLAIN};
 
+mod mysql;
+mod pg;
+
 /// Rows the `authors` table is seeded with.
 pub const AUTHORS: i32 = 10_000;
 /// The path prefix served.
 pub const PREFIX: &str = "/authors/";
+/// How long the service waits for a database or cache connection to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How the service reaches its database and cache.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DbConfig {
-    /// `postgres://user:password@host:port/db`.
+    /// `postgres://user:password@host:port/db` or `mysql://…`
+    /// (`mariadb://…`).
     pub url: String,
     /// Connections the pool keeps (`pool:N`).
     pub pool: usize,
@@ -38,7 +44,8 @@ pub struct DbConfig {
     /// Longest wait for a connection before the request fails with 503.
     #[serde(with = "poolbench_model::duration::text")]
     pub timeout: Duration,
-    /// Extra time each query takes on the database side (`pg_sleep`).
+    /// Extra time each query takes on the database side (`pg_sleep`,
+    /// MySQL's `SLEEP`).
     #[serde(with = "poolbench_model::duration::text")]
     pub delay: Duration,
     /// `redis://` read-through cache.
@@ -76,9 +83,36 @@ pub struct DbPoolStats {
     pub cache_misses: u64,
 }
 
+/// The database behind the service, through this project's pool.
+enum Db {
+    Postgres(pg::PgAuthors),
+    Mysql(mysql::MysqlAuthors),
+}
+
+impl Db {
+    fn metrics(&self) -> MetricsSnapshot {
+        match self {
+            Db::Postgres(d) => d.pool.metrics(),
+            Db::Mysql(d) => d.pool.metrics(),
+        }
+    }
+
+    /// The author's id, name and bio (`None`: no such author); an error
+    /// as the answer to send.
+    async fn read(&self, id: i32, nested: bool) -> Result<Option<Author>, Resp> {
+        match self {
+            Db::Postgres(d) => d.read(id, nested).await,
+            Db::Mysql(d) => d.read(id, nested).await,
+        }
+    }
+}
+
+/// One row of `authors`.
+type Author = (i32, String, String);
+
 /// The service: its pool, its cache and its counters.
 pub struct Authors {
-    pool: Strategy<PostgresTarget>,
+    db: Db,
     cache: Option<Cache>,
     config: DbConfig,
     baseline: parking_lot::Mutex<MetricsSnapshot>,
@@ -112,49 +146,12 @@ impl Authors {
     /// Connect, create and seed the table, and build the pool. Fails with a
     /// one-line cause (wrong password, no such database, Redis down).
     pub async fn open(config: DbConfig) -> Result<Authors, String> {
-        let addr = resolve(&config.url, 5432)?;
-        let query = if config.delay.is_zero() {
-            "SELECT id, name, bio FROM authors WHERE id = $1".to_string()
-        } else {
-            format!(
-                "SELECT a.id, a.name, a.bio FROM authors a, pg_sleep({}) WHERE a.id = $1",
-                config.delay.as_secs_f64()
-            )
+        let mysql = config.url.starts_with("mysql://") || config.url.starts_with("mariadb://");
+        let db = match mysql {
+            true => Db::Mysql(mysql::MysqlAuthors::open(&config).await?),
+            false => Db::Postgres(pg::PgAuthors::open(&config).await?),
         };
-        let connect_timeout = Duration::from_secs(5);
-        let target = PostgresTarget::new(&config.url, addr, &query, connect_timeout)?;
-        let why = |e: RequestError| format!("PostgreSQL at {addr}: {}", e.message);
-        // One service at a time creates the table: concurrent CREATE TABLE
-        // IF NOT EXISTS of the same name can collide in the catalog.
-        target
-            .setup(&format!(
-                "BEGIN;
-                 SELECT pg_advisory_xact_lock(7041976);
-                 CREATE TABLE IF NOT EXISTS authors (id integer PRIMARY KEY, name text NOT NULL, bio text NOT NULL);
-                 INSERT INTO authors (id, name, bio)
-                   SELECT g, 'Author ' || g, md5(g::text) FROM generate_series(1, {AUTHORS}) g
-                   ON CONFLICT (id) DO NOTHING;
-                 COMMIT;"
-            ))
-            .await
-            .map_err(why)?;
-        let spec: StrategySpec = if config.overflow > 0 {
-            format!("elastic:{}+{}", config.pool, config.overflow)
-        } else {
-            format!("pool:{}", config.pool)
-        }
-        .parse()
-        .map_err(|e| format!("database pool: {e}"))?;
-        let pool_config = PoolConfig {
-            checkout_timeout: config.timeout,
-            ..PoolConfig::default()
-        };
-        let pool = Strategy::new(&spec, target, pool_config).map_err(|e| e.to_string())?;
-        // The first connection proves the query prepares.
-        drop(pool.acquire().await.map_err(|e| match e {
-            AcquireError::Connect(e) => why(e),
-            e => e.to_string(),
-        })?);
+        let connect_timeout = CONNECT_TIMEOUT;
         let cache = match &config.cache {
             Some(url) => {
                 let addr = resolve(url, 6379)?;
@@ -172,9 +169,9 @@ impl Authors {
             }
             None => None,
         };
-        let baseline = parking_lot::Mutex::new(pool.metrics());
+        let baseline = parking_lot::Mutex::new(db.metrics());
         Ok(Authors {
-            pool,
+            db,
             cache,
             config,
             baseline,
@@ -185,9 +182,17 @@ impl Authors {
         })
     }
 
+    /// The database's name, for people: PostgreSQL or MySQL.
+    pub fn database(&self) -> &'static str {
+        match self.db {
+            Db::Postgres(_) => "PostgreSQL",
+            Db::Mysql(_) => "MySQL",
+        }
+    }
+
     /// The pool's counters since start or the last reset.
     pub fn stats(&self) -> DbPoolStats {
-        let m = self.pool.metrics();
+        let m = self.db.metrics();
         let b = self.baseline.lock();
         DbPoolStats {
             size: self.config.pool as u64,
@@ -207,7 +212,7 @@ impl Authors {
 
     /// Zero the counters (peaks restart from now).
     pub fn reset(&self) {
-        *self.baseline.lock() = self.pool.metrics();
+        *self.baseline.lock() = self.db.metrics();
         self.hits.store(0, Relaxed);
         self.misses.store(0, Relaxed);
         self.peak_requests
@@ -247,8 +252,10 @@ impl Authors {
             }
             self.misses.fetch_add(1, Relaxed);
         }
-        let body = match self.read_db(id).await {
-            Ok(Some(body)) => body,
+        let body = match self.db.read(id, self.config.nested).await {
+            Ok(Some((id, name, bio))) => {
+                format!("{{\"id\":{id},\"name\":\"{name}\",\"bio\":\"{bio}\"}}\n")
+            }
             Ok(None) => return text(StatusCode::NOT_FOUND, "no such author\n".into()),
             Err(resp) => return resp,
         };
@@ -262,29 +269,6 @@ impl Authors {
                 .await;
         }
         text(StatusCode::OK, body)
-    }
-
-    async fn read_db(&self, id: i32) -> Result<Option<String>, Resp> {
-        let mut conn = self.pool.acquire().await.map_err(unavailable)?;
-        let row = conn
-            .client()
-            .query_opt(conn.statement(), &[&id])
-            .await
-            .map_err(|e| failed(&mut conn, &e))?;
-        if self.config.nested {
-            // The handler pattern that starves a small pool: holding one
-            // connection, ask the same pool for another.
-            let mut second = self.pool.acquire().await.map_err(unavailable)?;
-            second
-                .client()
-                .query_opt(second.statement(), &[&id])
-                .await
-                .map_err(|e| failed(&mut second, &e))?;
-        }
-        Ok(row.map(|r| {
-            let (id, name, bio): (i32, String, String) = (r.get(0), r.get(1), r.get(2));
-            format!("{{\"id\":{id},\"name\":\"{name}\",\"bio\":\"{bio}\"}}\n")
-        }))
     }
 }
 
@@ -316,8 +300,11 @@ fn unavailable(e: AcquireError<RequestError>) -> Resp {
     )
 }
 
-fn failed(conn: &mut poolbench_pool::Lease<PostgresTarget>, e: &tokio_postgres::Error) -> Resp {
-    let e = classify(e);
+/// A query that failed: its connection closed if the error broke it.
+fn failed<C: poolbench_pool::Connector>(
+    conn: &mut poolbench_pool::Lease<C>,
+    e: RequestError,
+) -> Resp {
     if e.broken {
         conn.mark_broken();
     }
@@ -325,6 +312,33 @@ fn failed(conn: &mut poolbench_pool::Lease<PostgresTarget>, e: &tokio_postgres::
         StatusCode::INTERNAL_SERVER_ERROR,
         format!("database: {}\n", e.message),
     )
+}
+
+/// The pool of `config` over `target`, its first connection opened (which
+/// proves the query prepares); `why` words a connect error.
+async fn pool_of<C: poolbench_pool::Connector<Error = RequestError> + Clone>(
+    config: &DbConfig,
+    target: C,
+    why: impl Fn(RequestError) -> String,
+) -> Result<poolbench_pool::Strategy<C>, String> {
+    let spec: StrategySpec = if config.overflow > 0 {
+        format!("elastic:{}+{}", config.pool, config.overflow)
+    } else {
+        format!("pool:{}", config.pool)
+    }
+    .parse()
+    .map_err(|e| format!("database pool: {e}"))?;
+    let pool_config = PoolConfig {
+        checkout_timeout: config.timeout,
+        ..PoolConfig::default()
+    };
+    let pool =
+        poolbench_pool::Strategy::new(&spec, target, pool_config).map_err(|e| e.to_string())?;
+    drop(pool.acquire().await.map_err(|e| match e {
+        AcquireError::Connect(e) => why(e),
+        e => e.to_string(),
+    })?);
+    Ok(pool)
 }
 
 fn text(status: StatusCode, body: String) -> Resp {
