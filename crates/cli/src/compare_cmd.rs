@@ -40,7 +40,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         crate::output::write_atomic(path, render(format, &c, &bounds, now))
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
-    print!("{}", render(a.format, &c, &bounds, now));
+    crate::output::emit(&render(a.format, &c, &bounds, now));
     let crossed = poolbench_report::violations(&c, &bounds);
     if crossed.is_empty() {
         return Ok(());

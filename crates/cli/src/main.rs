@@ -70,7 +70,7 @@ fn report(a: args::ReportArgs) -> Result<(), Failure> {
     output::check_hdr_dir(&a.views)?;
     output::write_all(&a.output, &result)?;
     output::write_hdr_logs(&a.views, &result)?;
-    print!("{}", output::render(a.format, &result, &a.views));
+    output::emit(&output::render(a.format, &result, &a.views));
     Ok(())
 }
 
@@ -89,10 +89,11 @@ fn merge(a: args::MergeArgs) -> Result<(), Failure> {
     }
     let merged = poolbench_analysis::merge(&parts).map_err(Failure::input)?;
     output::write_all(&a.output, &merged)?;
-    print!(
-        "{}",
-        output::render(a.format, &merged, &args::ViewArgs::default())
-    );
+    output::emit(&output::render(
+        a.format,
+        &merged,
+        &args::ViewArgs::default(),
+    ));
     Ok(())
 }
 

@@ -137,3 +137,12 @@ pub(crate) fn write_atomic(path: &Path, text: impl AsRef<[u8]>) -> std::io::Resu
     }
     written
 }
+
+/// `text` to stdout. A reader that went away (`poolbench run … | head`)
+/// is not an error of the run: the rest is dropped, and the exit code is
+/// the run's own.
+pub(crate) fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}

@@ -30,7 +30,7 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     let watch = crate::metrics_listen::Watch::start(&a.metrics, "run")?;
     let (format, views) = (a.format, a.views.clone());
     let result = execute(a, watch.live.clone())?;
-    print!("{}", crate::output::render(format, &result, &views));
+    crate::output::emit(&crate::output::render(format, &result, &views));
     watch.finish();
     slo_verdict(&result)
 }

@@ -76,7 +76,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         TuneFormat::Json => Format::Json,
         TuneFormat::Html => Format::Html,
     };
-    print!("{}", render(format, &result));
+    crate::output::emit(&render(format, &result));
     watch.finish();
     Ok(())
 }

@@ -109,5 +109,6 @@ fn an_output_with_an_unknown_extension_is_refused_before_any_load() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains(".json, .html, .csv, .md, .txt or .xml (JUnit)"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains(".json, .html, .csv, .md, .txt or .xml (JUnit)"));
 }

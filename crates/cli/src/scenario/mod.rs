@@ -169,7 +169,7 @@ impl Out {
     fn say(&self, text: &str) {
         match self.junit {
             true => eprint!("{text}"),
-            false => print!("{text}"),
+            false => crate::output::emit(text),
         }
     }
 }
@@ -310,7 +310,7 @@ fn finish_junit(
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
     if out.junit {
-        print!("{text}");
+        crate::output::emit(&text);
     }
     Ok(())
 }
