@@ -11,7 +11,7 @@ use crate::sql_params::{Params, TextParam};
 use crate::{ErrorKind, Reply, RequestError, Target};
 pub use errors::{classify, server_error_kind};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, Row, Value};
+use mysql_async::{Conn, Opts, Row, Statement, Value};
 pub use pool::MysqlPool;
 use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::net::SocketAddr;
@@ -31,10 +31,16 @@ pub struct MysqlTarget {
     connect_timeout: Duration,
 }
 
-/// One MySQL session.
-pub struct MysqlConn(Conn);
+/// One MySQL session, with the target's statement once it is prepared on
+/// it (executed by its handle: no lookup in the client's statement cache
+/// per request).
+pub struct MysqlConn(Conn, Option<Statement>);
 
 impl MysqlConn {
+    pub(crate) fn new(conn: Conn) -> MysqlConn {
+        MysqlConn(conn, None)
+    }
+
     /// The `mysql_async` connection, for callers that run more than the
     /// target's query.
     pub fn conn(&mut self) -> &mut Conn {
@@ -69,7 +75,7 @@ impl MysqlTarget {
     /// Open a session, within the connect timeout.
     pub async fn session(&self) -> Result<MysqlConn, RequestError> {
         match tokio::time::timeout(self.connect_timeout, Conn::new(self.opts.clone())).await {
-            Ok(r) => r.map(MysqlConn).map_err(|e| errors::classify(&e)),
+            Ok(r) => r.map(MysqlConn::new).map_err(|e| errors::classify(&e)),
             Err(_) => Err(RequestError::broken(
                 ErrorKind::Timeout,
                 format!("connect {}: timed out", self.addr),
@@ -105,6 +111,7 @@ impl Connector for MysqlTarget {
                 "the query takes {n} parameter(s) and {given} --param given"
             )));
         }
+        conn.1 = Some(statement);
         Ok(conn)
     }
 
@@ -137,8 +144,16 @@ impl Target for MysqlTarget {
             }
         };
         let rows = async {
-            conn.0
-                .exec_iter(&*self.query, params)
+            let MysqlConn(session, prepared) = conn;
+            // The client's own pool hands out sessions not yet prepared.
+            if prepared.is_none() {
+                *prepared = Some(session.prep(&*self.query).await?);
+            }
+            let Some(statement) = prepared.as_ref() else {
+                unreachable!("prepared above")
+            };
+            session
+                .exec_iter(statement, params)
                 .await?
                 .reduce_and_drop(0u64, |n, _: Row| n + 1)
                 .await

@@ -43,7 +43,11 @@ impl MysqlPool {
 impl ClientPool<MysqlConn> for MysqlPool {
     fn get(&self) -> Checkout<'_, MysqlConn> {
         let get = self.pool.get_conn();
-        Box::pin(async move { get.await.map(MysqlConn).map_err(|e| errors::classify(&e)) })
+        Box::pin(async move {
+            get.await
+                .map(MysqlConn::new)
+                .map_err(|e| errors::classify(&e))
+        })
     }
 
     fn counts(&self) -> ClientPoolCounts {
