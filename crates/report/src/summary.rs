@@ -25,6 +25,7 @@ const WEIGHT: [&str; 15] = [
     "generator-saturated",
     "machine-busy",
     "pool-queueing",
+    "tls-handshake-bound",
     "reconnects",
 ];
 
