@@ -166,3 +166,65 @@ pub(crate) fn ca_as_server(e: &rustls::OtherError) -> bool {
             Some(webpki::Error::CaUsedAsEndEntity)
         )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Checked;
+    use rustls::client::danger::ServerCertVerifier;
+    use rustls::client::WebPkiServerVerifier;
+    use rustls::{CertificateError, Error, RootCertStore};
+    use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+    use std::sync::Arc;
+
+    /// A self-signed certificate for localhost marked as a CA, as
+    /// `openssl req -x509` makes it, valid `from`..`to` (years).
+    fn self_signed_ca(from: i32, to: i32) -> CertificateDer<'static> {
+        let mut params = rcgen::CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        params.not_before = rcgen::date_time_ymd(from, 1, 1);
+        params.not_after = rcgen::date_time_ymd(to, 1, 1);
+        let key = rcgen::KeyPair::generate().unwrap();
+        params.self_signed(&key).unwrap().der().clone()
+    }
+
+    fn check(cert: &CertificateDer<'static>, name: &str) -> Result<(), Error> {
+        let mut roots = RootCertStore::empty();
+        roots.add(cert.clone()).unwrap();
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
+            .build()
+            .unwrap();
+        let checked = Checked {
+            webpki,
+            pinned: vec![cert.clone()],
+            any_name: false,
+        };
+        let name = ServerName::try_from(name.to_string()).unwrap();
+        checked
+            .verify_server_cert(cert, &[], &name, &[], UnixTime::now())
+            .map(|_| ())
+    }
+
+    #[test]
+    fn a_pinned_self_signed_ca_is_the_servers_own_with_its_name_and_validity_checked() {
+        let good = self_signed_ca(2020, 2090);
+        assert_eq!(check(&good, "localhost"), Ok(()));
+        assert!(matches!(
+            check(&good, "example.com"),
+            Err(Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. }
+            ))
+        ));
+    }
+
+    #[test]
+    fn expired_self_signed_ca() {
+        let old = self_signed_ca(2000, 2001);
+        assert!(matches!(
+            check(&old, "localhost"),
+            Err(Error::InvalidCertificate(
+                CertificateError::Expired | CertificateError::ExpiredContext { .. }
+            ))
+        ));
+    }
+}
