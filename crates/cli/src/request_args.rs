@@ -134,7 +134,7 @@ pub(crate) struct RequestArgs {
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
     pub(crate) tls_resume: String,
 
-    /// https://, grpcs://, postgres://, rediss://: present this client
+    /// https://, grpcs://, postgres:// (not yet rediss://, mysql://): present this client
     /// certificate (PEM; with --key).
     #[arg(long, value_name = "FILE", requires = "key")]
     pub(crate) cert: Option<PathBuf>,
