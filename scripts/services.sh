@@ -105,6 +105,26 @@ make_cert() {
     chmod 600 "$t/key.pem"
 }
 
+# Beside make_cert's: a client certificate signed by the test CA
+# (client.pem, client-key.pem) and a self-signed certificate for localhost
+# as `openssl req -x509` makes it, marked as a CA (self.pem, self-key.pem).
+make_more_certs() {
+    local dir=$1 t=$1/tls
+    make_cert "$dir"
+    [ -f "$t/self.pem" ] && return 0
+    {
+        openssl req -newkey rsa:2048 -nodes -subj "/CN=poolbench client" \
+            -keyout "$t/client-key.pem" -out "$t/client-req.pem" &&
+            printf 'basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n' >"$t/client-ext" &&
+            openssl x509 -req -in "$t/client-req.pem" -CA "$t/ca.pem" -CAkey "$t/ca-key.pem" \
+                -CAcreateserial -days 2 -extfile "$t/client-ext" -out "$t/client.pem" &&
+            openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+                -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+                -keyout "$t/self-key.pem" -out "$t/self.pem"
+    } >/dev/null 2>&1 || die "openssl could not make the client and self-signed certificates"
+    chmod 644 "$t/client.pem" "$t/self.pem"
+}
+
 pg_init() {
     local dir=$1 bin port
     bin=$(pg_bin)
@@ -244,9 +264,13 @@ redis_stop() {
 # port, h2c (prior knowledge) on another, a 13-byte answer at every path and
 # its connection counters (stub_status) at /nginx_status.
 nginx_start() {
-    local dir=$1 d=$1/nginx h1 h2
+    local dir=$1 d=$1/nginx t=$1/tls h1 h2 tls self mtls
     h1=$(free_port)
     h2=$(free_port)
+    tls=$(free_port)
+    self=$(free_port)
+    mtls=$(free_port)
+    make_more_certs "$dir"
     mkdir -p "$d/logs"
     cat >"$d/nginx.conf" <<CONF
 worker_processes 1;
@@ -268,6 +292,31 @@ http {
         location = /nginx_status { stub_status; }
         location / { return 200 "hello, world\n"; }
     }
+    # TLS as deployed: HTTP/1.1 and h2 by ALPN, sessions resumed by cache
+    # (TLS 1.2 IDs, TLS 1.3) and by tickets.
+    ssl_session_cache shared:SSL:10m;
+    ssl_session_tickets on;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    server {
+        listen 127.0.0.1:$tls ssl http2;
+        ssl_certificate $t/cert.pem;
+        ssl_certificate_key $t/key.pem;
+        location / { return 200 "hello, world\n"; }
+    }
+    server {
+        listen 127.0.0.1:$self ssl http2;
+        ssl_certificate $t/self.pem;
+        ssl_certificate_key $t/self-key.pem;
+        location / { return 200 "hello, world\n"; }
+    }
+    server {
+        listen 127.0.0.1:$mtls ssl http2;
+        ssl_certificate $t/cert.pem;
+        ssl_certificate_key $t/key.pem;
+        ssl_verify_client on;
+        ssl_client_certificate $t/ca.pem;
+        location / { return 200 "hello, world\n"; }
+    }
 }
 CONF
     nginx -p "$d" -c "$d/nginx.conf" >/dev/null 2>&1 || die "nginx did not start (see $d/logs/error.log)"
@@ -277,6 +326,9 @@ CONF
     done
     echo "http://127.0.0.1:$h1/" >"$d/url"
     echo "h2c://127.0.0.1:$h2/" >"$d/h2c-url"
+    echo "https://localhost:$tls/" >"$d/tls-url"
+    echo "https://localhost:$self/" >"$d/self-url"
+    echo "https://localhost:$mtls/" >"$d/mtls-url"
 }
 
 nginx_stop() {
@@ -366,6 +418,12 @@ write_env() {
         [ -f "$dir/mysql/url" ] && echo "export POOLBENCH_MYSQL_URL='$(cat "$dir/mysql/url")'"
         [ -f "$dir/nginx/url" ] && echo "export POOLBENCH_NGINX_URL='$(cat "$dir/nginx/url")'"
         [ -f "$dir/nginx/h2c-url" ] && echo "export POOLBENCH_NGINX_H2C_URL='$(cat "$dir/nginx/h2c-url")'"
+        [ -f "$dir/nginx/tls-url" ] && echo "export POOLBENCH_NGINX_TLS_URL='$(cat "$dir/nginx/tls-url")'"
+        [ -f "$dir/nginx/self-url" ] && echo "export POOLBENCH_NGINX_SELF_URL='$(cat "$dir/nginx/self-url")'"
+        [ -f "$dir/nginx/mtls-url" ] && echo "export POOLBENCH_NGINX_MTLS_URL='$(cat "$dir/nginx/mtls-url")'"
+        [ -f "$dir/tls/self.pem" ] && echo "export POOLBENCH_TEST_SELF_SIGNED='$dir/tls/self.pem'"
+        [ -f "$dir/tls/client.pem" ] && echo "export POOLBENCH_TEST_CLIENT_CERT='$dir/tls/client.pem'"
+        [ -f "$dir/tls/client-key.pem" ] && echo "export POOLBENCH_TEST_CLIENT_KEY='$dir/tls/client-key.pem'"
         echo "export POOLBENCH_SERVICES='$here/services.sh'"
     } >"$dir/env"
 }

@@ -16,5 +16,6 @@ mod pool_bound;
 mod ramp;
 mod recommend;
 mod slo;
+mod tls_handshake;
 mod tune;
 mod usl;

@@ -1,6 +1,7 @@
 //! The request options `run` and `tune` share: what each request sends
 //! (HTTP, gRPC, PostgreSQL, Redis) and how TLS and HTTP/2 are spoken.
 use clap::{Args, ValueEnum};
+use poolbench_model::TlsResume;
 use poolbench_targets::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
 use std::path::PathBuf;
 
@@ -125,6 +126,22 @@ pub(crate) struct RequestArgs {
     /// VERIFY_IDENTITY in the URL).
     #[arg(long, value_name = "FILE")]
     pub(crate) cacert: Option<PathBuf>,
+
+    /// Every TLS target: resume TLS sessions across the run's connections
+    /// (TLS 1.3 tickets, TLS 1.2 session IDs and tickets), as browsers, Go,
+    /// Java and curl do. rediss:// and mysql:// resume as their client
+    /// libraries do, whatever this says.
+    #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
+    pub(crate) tls_resume: String,
+
+    /// https://, grpcs://, postgres:// (not yet rediss://, mysql://): present this client
+    /// certificate (PEM; with --key).
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub(crate) cert: Option<PathBuf>,
+
+    /// The private key (PEM) of --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub(crate) key: Option<PathBuf>,
 }
 
 impl RequestArgs {
@@ -140,6 +157,12 @@ impl RequestArgs {
             insecure: a.insecure,
             h2_crate: a.h2_client == H2ClientArg::H2,
             cacert: a.cacert.clone(),
+            tls_resume: match a.tls_resume.as_str() {
+                "off" => TlsResume::Off,
+                _ => TlsResume::On,
+            },
+            cert: a.cert.clone(),
+            key: a.key.clone(),
             query: a.query.clone(),
             setup: a.setup.clone(),
             params: a.params.clone(),

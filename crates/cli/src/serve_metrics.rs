@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// (name, type, help, the value) of one series.
 type Series<T> = (&'static str, &'static str, &'static str, fn(&T) -> f64);
 
-const SERVER: [Series<StatsSnapshot>; 8] = [
+const SERVER: [Series<StatsSnapshot>; 9] = [
     (
         "poolbench_server_requests_total",
         "counter",
@@ -52,6 +52,12 @@ const SERVER: [Series<StatsSnapshot>; 8] = [
         "counter",
         "TLS handshakes completed.",
         |s| s.tls_handshakes as f64,
+    ),
+    (
+        "poolbench_server_tls_resumed_total",
+        "counter",
+        "TLS handshakes that resumed an earlier session.",
+        |s| s.tls_resumed as f64,
     ),
     (
         "poolbench_server_grpc_requests_total",

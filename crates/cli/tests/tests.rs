@@ -34,3 +34,4 @@ mod requests;
 mod service;
 mod shards;
 mod slo;
+mod tls_nginx;

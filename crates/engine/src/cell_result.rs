@@ -6,7 +6,7 @@ use hdrhistogram::Histogram;
 use poolbench_model::{
     encode_histogram, mean_ci95, new_histogram, CellResult, CellSpec, Connections, Errors,
     Histograms, LatencyInterval, LoadModel, MetricsSnapshot, Plan, Sample, ServerCounters, Stall,
-    Summary,
+    Summary, TlsFacts,
 };
 use poolbench_targets::ErrorKind;
 
@@ -199,6 +199,18 @@ fn latest_start(runs: &[(CellOutcome, Option<ServerCounters>)]) -> Option<f64> {
         .map(|d| d.as_secs_f64() * 1000.0)
 }
 
+/// The TLS handshakes of every run, added up.
+fn tls_of(runs: &[(CellOutcome, Option<ServerCounters>)]) -> Option<TlsFacts> {
+    let mut all: Option<TlsFacts> = None;
+    for t in runs.iter().filter_map(|(o, _)| o.tls.as_ref()) {
+        match &mut all {
+            Some(a) => a.combine(t),
+            None => all = Some(t.clone()),
+        }
+    }
+    all
+}
+
 /// The cell's result from its runs (each with the server's counters over
 /// it, where read). Findings, SLO breaches and ramp summaries are the
 /// analysis's to add.
@@ -263,6 +275,7 @@ pub(crate) fn cell_result(
         connections: connections_of(&all, &metrics, idle_at_end, completed),
         pool: metrics,
         server: all.server,
+        tls: tls_of(&runs),
         generator_cpu: all.generator_cpu,
         machine_cpu: all.machine_cpu,
         opened_during_measurement: all.opened_during,

@@ -58,6 +58,8 @@ pub(crate) struct CellOutcome {
     pub(crate) started_unix_s: f64,
     /// With a slot: how late the cell started against it.
     pub(crate) schedule_lag: Option<Duration>,
+    /// TLS targets: the client's handshakes over the run.
+    pub(crate) tls: Option<poolbench_model::TlsFacts>,
 }
 
 pub(crate) async fn run_cell<T: Target + Clone>(
@@ -264,6 +266,7 @@ impl<T: Target + Clone> Started<T> {
             intervals,
             started_unix_s: self.started_unix_s,
             schedule_lag: None,
+            tls: None,
         }
     }
 }

@@ -231,7 +231,8 @@ impl Ready {
             .load_threads
             .as_ref()
             .filter(|_| !cell.strategy.shares_connections());
-        let outcome = self.runtime.block_on(run_cell(
+        let tls_before = self.target.tls_facts();
+        let mut outcome = self.runtime.block_on(run_cell(
             self.target.clone(),
             cell,
             plan,
@@ -239,6 +240,10 @@ impl Ready {
             slot,
             live,
         ))?;
+        outcome.tls = match (self.target.tls_facts(), tls_before) {
+            (Some(after), Some(before)) => Some(after.since(&before)),
+            _ => None,
+        };
         let server = probe.map(|p| {
             settle(p);
             p.read()

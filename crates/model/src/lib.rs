@@ -32,6 +32,7 @@ mod strategy;
 mod target;
 mod target_options;
 mod timeline;
+mod tls_facts;
 mod tune;
 mod validate;
 
@@ -60,8 +61,9 @@ pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
 pub use strategy::{SpecError, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
-pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
+pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TlsResume};
 pub use timeline::{Stall, Timeline, BUCKET};
+pub use tls_facts::TlsFacts;
 pub use tune::{
     tune_schema, Capacity, ClientSetting, FamilyAnswer, Inference, TuneLoad, TunePhase, TunePoint,
     TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,

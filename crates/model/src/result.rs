@@ -14,6 +14,7 @@ use crate::sample::Sample;
 use crate::server_counters::ServerCounters;
 use crate::shard::ShardStamp;
 use crate::timeline::{Stall, Timeline};
+use crate::tls_facts::TlsFacts;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -162,6 +163,10 @@ pub struct CellResult {
     pub pool: MetricsSnapshot,
     /// The server's counters over the whole cell, where readable.
     pub server: Option<ServerCounters>,
+    /// TLS targets: the client's handshakes over the cell (full and
+    /// resumed, version, cipher suite, ALPN).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsFacts>,
     /// Share of the machine's cores poolbench used (0..1), where known;
     /// with the built-in server in-process, the server's share counts too.
     pub generator_cpu: Option<f64>,

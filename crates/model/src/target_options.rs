@@ -16,6 +16,14 @@ pub struct TargetOptions {
     /// `https://`, `grpcs://`: trust the certificates in this PEM file (in
     /// addition to the system's). Default none.
     pub cacert: Option<PathBuf>,
+    /// Every TLS target: resume TLS sessions across the run's connections,
+    /// as browsers, Go, Java and curl do. Default on.
+    pub tls_resume: TlsResume,
+    /// Every TLS target: the client certificate chain (PEM) to present.
+    /// Default none.
+    pub cert: Option<PathBuf>,
+    /// Every TLS target: the private key (PEM) of `cert`. Default none.
+    pub key: Option<PathBuf>,
     /// `postgres://`, `mysql://`: the query each request runs, prepared
     /// once per connection. `None`: `SELECT 1`.
     pub query: Option<String>,
@@ -142,4 +150,18 @@ pub enum HttpVersion {
     Http1,
     /// Offer only `h2`; a server that does not agree is an error.
     Http2,
+}
+
+/// Whether TLS connections resume sessions (`--tls-resume on|off`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum TlsResume {
+    /// One session store per run, shared by its connections: TLS 1.3
+    /// tickets, TLS 1.2 session IDs and tickets.
+    #[default]
+    On,
+    /// Every connection pays a full handshake.
+    Off,
 }

@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// Pitfalls by how much they change the decision: first those that say
 /// the target or the pool broke, then those that void the comparison, then
 /// those about the measurement itself; the rest are details.
-const WEIGHT: [&str; 15] = [
+const WEIGHT: [&str; 16] = [
     "errors",
     "outage",
     "stall",
@@ -25,6 +25,7 @@ const WEIGHT: [&str; 15] = [
     "generator-saturated",
     "machine-busy",
     "pool-queueing",
+    "tls-handshake-bound",
     "reconnects",
 ];
 

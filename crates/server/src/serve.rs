@@ -289,7 +289,8 @@ async fn accept_loop(
                                     },
                                     _ = &mut stop_rx => return,
                                 };
-                                state.shared.stats.tls_handshake();
+                                let resumed = tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+                                state.shared.stats.tls_handshake(resumed);
                                 connection(tls, &face.builder, state, stop_rx).await;
                             }
                         }

@@ -21,6 +21,7 @@ pub struct Stats {
     responses_failed: AtomicU64,
     service_ns: AtomicU64,
     tls_handshakes: AtomicU64,
+    tls_resumed: AtomicU64,
     h2_streams_peak: AtomicU64,
     grpc_requests: AtomicU64,
 }
@@ -50,6 +51,10 @@ pub struct StatsSnapshot {
     /// TLS handshakes completed on the TLS listener since start or the last reset.
     #[serde(default)]
     pub tls_handshakes: u64,
+    /// Of `tls_handshakes`, those that resumed an earlier session (a
+    /// TLS 1.3 ticket or a TLS 1.2 session ID or ticket).
+    #[serde(default)]
+    pub tls_resumed: u64,
     /// Most HTTP/2 streams (requests in flight, gRPC included) open at once
     /// on one connection since start or the last reset.
     #[serde(default)]
@@ -80,6 +85,7 @@ impl Stats {
             responses_failed: self.responses_failed.load(Relaxed),
             service_ns_total: self.service_ns.load(Relaxed),
             tls_handshakes: self.tls_handshakes.load(Relaxed),
+            tls_resumed: self.tls_resumed.load(Relaxed),
             h2_streams_peak: self.h2_streams_peak.load(Relaxed),
             grpc_requests: self.grpc_requests.load(Relaxed),
             db_pool: None,
@@ -94,6 +100,7 @@ impl Stats {
         self.responses_failed.store(0, Relaxed);
         self.service_ns.store(0, Relaxed);
         self.tls_handshakes.store(0, Relaxed);
+        self.tls_resumed.store(0, Relaxed);
         self.h2_streams_peak.store(0, Relaxed);
         self.grpc_requests.store(0, Relaxed);
         self.connections_peak
@@ -130,8 +137,12 @@ impl Stats {
         self.service_ns.fetch_add(ns, Relaxed);
     }
 
-    pub(crate) fn tls_handshake(&self) {
+    /// A completed handshake; `resumed` when it resumed a session.
+    pub(crate) fn tls_handshake(&self, resumed: bool) {
         self.tls_handshakes.fetch_add(1, Relaxed);
+        if resumed {
+            self.tls_resumed.fetch_add(1, Relaxed);
+        }
     }
 
     /// A connection now has `open` HTTP/2 streams.

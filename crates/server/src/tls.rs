@@ -36,6 +36,10 @@ pub(crate) fn setup(config: &ServerConfig) -> io::Result<TlsSetup> {
         .map_err(|e| invalid(format!("TLS certificate and key do not fit: {e}")))?;
     let mut server = server;
     server.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
+    // Resumption as servers deploy it: stateless tickets (TLS 1.3 and 1.2)
+    // beside the default in-memory session-ID cache.
+    server.ticketer = rustls::crypto::ring::Ticketer::new().map_err(io::Error::other)?;
+    server.session_storage = rustls::server::ServerSessionMemoryCache::new(4096);
     Ok(TlsSetup {
         config: Arc::new(server),
         certificate_pem,

@@ -58,7 +58,7 @@ impl AnyTarget {
                 addr,
                 options.query(),
                 &options.params,
-                options.cacert.as_deref(),
+                options,
                 connect_timeout,
             )
             .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
@@ -204,6 +204,15 @@ impl Target for AnyTarget {
                 inner: t.client_pool(spec, config)?,
                 wrap: AnyConn::Mysql,
             })),
+            _ => None,
+        }
+    }
+
+    fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        match self {
+            AnyTarget::Https(t) => t.tls_facts(),
+            AnyTarget::Grpc(t) => t.tls_facts(),
+            AnyTarget::Postgres(t, _) => t.tls_facts(),
             _ => None,
         }
     }

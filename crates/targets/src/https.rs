@@ -50,7 +50,7 @@ impl HttpsTarget {
         };
         Ok(HttpsTarget {
             addr,
-            tls: TlsClient::new(spec, options, alpn)?,
+            tls: TlsClient::for_url(spec, options, alpn)?,
             version: options.http_version,
             http1: Http1Target::with_request(&request, addr, connect_timeout),
             h2: H2Request::new(&request, true),
@@ -65,7 +65,7 @@ impl Connector for HttpsTarget {
 
     async fn connect(&self) -> Result<HttpsConn, RequestError> {
         let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
-        let stream = self.tls.handshake(tcp, self.connect_timeout).await?;
+        let stream = self.tls.handshake_tcp(tcp, self.connect_timeout).await?;
         let h2 = tls::alpn(&stream) == Some(b"h2");
         if !h2 && self.version == HttpVersion::Http2 {
             return Err(RequestError::broken(
@@ -112,6 +112,35 @@ impl Target for HttpsTarget {
                 let (block, body) = self.h2.next();
                 c.request(&block, body).await
             }
+        }
+    }
+
+    fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        Some(self.tls.facts())
+    }
+
+    /// One request on a fresh connection when the server asks for a
+    /// client certificate and none was given: a refusal (a 4xx, as nginx's
+    /// `ssl_verify_client on` answers) stops the run before any load.
+    async fn prepare(&self) -> Result<(), RequestError> {
+        let mut conn = self.connect().await?;
+        if !self.tls.wanted_a_client_cert() {
+            return Ok(());
+        }
+        match self.send(&mut conn).await {
+            Ok(reply) if (400..500).contains(&reply.status) => {
+                Err(RequestError::protocol(format!(
+                    "TLS: the server asks for a client certificate and answered {} without one: \
+                 --cert FILE --key FILE",
+                    reply.status
+                )))
+            }
+            Err(e) => Err(RequestError::protocol(format!(
+                "TLS: the server asks for a client certificate and failed the request without \
+                 one ({}): --cert FILE --key FILE",
+                e.message
+            ))),
+            Ok(_) => Ok(()),
         }
     }
 

@@ -76,6 +76,12 @@ pub trait Target: Connector<Error = RequestError> {
         None
     }
 
+    /// The client's TLS handshakes since the target was opened (counted as
+    /// connections open), for a target speaking TLS; `None` otherwise.
+    fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        None
+    }
+
     /// The protocol client's own pool that the library strategy `spec`
     /// names (`mysql-async:N`), where this target has it; `None` (the
     /// default) otherwise.

@@ -25,6 +25,7 @@ mod pool_queueing;
 mod reconnects;
 mod stall;
 mod starvation;
+mod tls_handshake;
 mod unequal_caps;
 
 pub use check::Check;
@@ -47,6 +48,7 @@ pub const CHECKS: &[Check] = &[
     pool_bound::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
+    tls_handshake::CHECK,
     stall::CHECK,
     knee::CHECK,
     unequal_caps::CHECK,

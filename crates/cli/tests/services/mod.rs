@@ -52,6 +52,44 @@ pub fn nginx_urls() -> (String, String) {
     )
 }
 
+/// nginx over TLS: its URLs (sessions resumable; a self-signed
+/// CA-flagged certificate; client certificates required) and the files
+/// (the self-signed certificate, a client certificate and key signed by
+/// the test CA).
+pub struct NginxTls {
+    pub url: String,
+    pub self_signed_url: String,
+    pub mtls_url: String,
+    pub self_signed: String,
+    pub client_cert: String,
+    pub client_key: String,
+}
+
+/// nginx's TLS servers and the files to talk to them.
+pub fn nginx_tls() -> NginxTls {
+    NginxTls {
+        url: env_url("POOLBENCH_NGINX_TLS_URL"),
+        self_signed_url: env_url("POOLBENCH_NGINX_SELF_URL"),
+        mtls_url: env_url("POOLBENCH_NGINX_MTLS_URL"),
+        self_signed: env_url("POOLBENCH_TEST_SELF_SIGNED"),
+        client_cert: env_url("POOLBENCH_TEST_CLIENT_CERT"),
+        client_key: env_url("POOLBENCH_TEST_CLIENT_KEY"),
+    }
+}
+
+/// `poolbench ARGS`, which must fail; its exit code and stderr.
+pub fn run_failing(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("poolbench runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "poolbench {args:?} succeeded");
+    assert!(out.stdout.is_empty(), "a result despite failing: {stderr}");
+    (out.status.code(), stderr)
+}
+
 /// scripts/services.sh, to start an instance of one's own.
 pub fn services_script() -> PathBuf {
     PathBuf::from(env_url("POOLBENCH_SERVICES"))

@@ -68,7 +68,7 @@ impl GrpcTarget {
     ) -> Result<Self, TargetError> {
         let secure = spec.scheme == "grpcs";
         let tls = match secure {
-            true => Some(TlsClient::new(spec, options, &[b"h2"])?),
+            true => Some(TlsClient::for_url(spec, options, &[b"h2"])?),
             false => None,
         };
         let g = &options.grpc;
@@ -145,7 +145,7 @@ impl GrpcTarget {
         let Some(tls) = &self.tls else {
             return crate::http2::handshake(tcp, self.connect_timeout).await;
         };
-        let stream = tls.handshake(tcp, self.connect_timeout).await?;
+        let stream = tls.handshake_tcp(tcp, self.connect_timeout).await?;
         if tls::alpn(&stream) != Some(b"h2") {
             return Err(RequestError::broken(
                 ErrorKind::Protocol,
@@ -161,7 +161,7 @@ impl GrpcTarget {
         let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
         let h2 = match &self.tls {
             Some(tls) => {
-                let stream = tls.handshake(tcp, self.connect_timeout).await?;
+                let stream = tls.handshake_tcp(tcp, self.connect_timeout).await?;
                 crate::http2::h2_crate_client::H2Conn::handshake(stream).await?
             }
             None => crate::http2::h2_crate_client::H2Conn::handshake(tcp).await?,
@@ -230,6 +230,10 @@ impl Connector for GrpcTarget {
 }
 
 impl Target for GrpcTarget {
+    fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        self.tls.as_ref().map(TlsClient::facts)
+    }
+
     /// Finds the method by reflection when no file described it, then
     /// makes one call on a fresh connection: a server without the method
     /// (UNIMPLEMENTED) or one that does not answer gRPC is refused here. A

@@ -6,7 +6,8 @@
 use super::params::{Params, TextParam};
 use super::stream::{Endpoint, Opener, SslMode};
 use crate::postgres::wire::PgWire;
-use crate::{ErrorKind, Reply, RequestError, Target};
+use crate::{ErrorKind, Reply, RequestError, Target, TargetOptions};
+use poolbench_model::{TlsFacts, TlsResume};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -52,6 +53,11 @@ impl PgConn {
 }
 
 impl PostgresTarget {
+    /// The TLS handshakes so far, where sessions use TLS.
+    pub fn tls_facts(&self) -> Option<TlsFacts> {
+        self.opener.tls_facts()
+    }
+
     /// A target for the `postgres://` URL `url`, resolved to `addr`, running
     /// `query` (prepared on each new connection).
     pub fn new(
@@ -60,17 +66,26 @@ impl PostgresTarget {
         query: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        Self::with_params(url, addr, query, &[], None, connect_timeout)
+        Self::with_params(
+            url,
+            addr,
+            query,
+            &[],
+            &TargetOptions::default(),
+            connect_timeout,
+        )
     }
 
     /// As [`PostgresTarget::new`], binding `params` (see `--param`) and
-    /// trusting the certificates in `cacert` for `sslmode=verify-*`.
+    /// TLS as `tls` says: the certificates in `cacert` trusted for
+    /// `sslmode=verify-*`, `cert` and `key` where the URL has no `sslcert`
+    /// and `sslkey`, `tls_resume`.
     pub fn with_params(
         url: &str,
         addr: SocketAddr,
         query: &str,
         params: &[String],
-        cacert: Option<&Path>,
+        tls: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
         let ssl = crate::postgres::settings::take_ssl(url)?;
@@ -99,8 +114,14 @@ impl PostgresTarget {
             .rootcert
             .or_else(|| std::env::var("PGSSLROOTCERT").ok())
             .map(Into::into)
-            .or_else(|| cacert.map(Path::to_path_buf));
-        let opener = Opener::new(endpoint, &host, mode, rootcert).map_err(|e| e.to_string())?;
+            .or_else(|| tls.cacert.clone());
+        let own = (
+            ssl.cert.map(Into::into).or_else(|| tls.cert.clone()),
+            ssl.key.map(Into::into).or_else(|| tls.key.clone()),
+        );
+        let resume = tls.tls_resume == TlsResume::On;
+        let opener =
+            Opener::new(endpoint, &host, mode, rootcert, own, resume).map_err(|e| e.to_string())?;
         Ok(PostgresTarget {
             config: Arc::new(config),
             opener,

@@ -31,6 +31,11 @@ pub enum PgConnection {
 }
 
 impl PgTarget {
+    /// The TLS handshakes so far, where sessions use TLS.
+    pub fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        self.pipelined.tls_facts()
+    }
+
     pub fn new(pipelined: PostgresTarget) -> Self {
         let params = pipelined.params();
         let request = params

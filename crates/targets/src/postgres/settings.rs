@@ -50,18 +50,23 @@ pub(crate) struct SslSettings {
     pub rest: String,
     pub mode: Option<String>,
     pub rootcert: Option<String>,
+    /// `sslcert` and `sslkey`: the client certificate and its key.
+    pub cert: Option<String>,
+    pub key: Option<String>,
 }
 
 /// Takes `sslmode` and `sslrootcert` out of a URL's query or a DSN.
 pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
     let mut mode = None;
-    let mut rootcert = None;
-    let mut take = |key: &str, value: String| match key {
+    let (mut rootcert, mut cert, mut key) = (None, None, None);
+    let mut take = |k: &str, value: String| match k {
         "sslmode" => mode = Some(value),
         "sslrootcert" => rootcert = Some(value),
+        "sslcert" => cert = Some(value),
+        "sslkey" => key = Some(value),
         _ => {}
     };
-    let ssl_key = |k: &str| k == "sslmode" || k == "sslrootcert";
+    let ssl_key = |k: &str| matches!(k, "sslmode" | "sslrootcert" | "sslcert" | "sslkey");
     let rest = if is_dsn(target) {
         let mut kept = Vec::new();
         for (k, v) in dsn_pairs(target)? {
@@ -97,6 +102,8 @@ pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
         rest,
         mode,
         rootcert,
+        cert,
+        key,
     })
 }
 

@@ -2,7 +2,7 @@
 //! SSLRequest, as `sslmode` asks), or a Unix-domain socket. Both kinds of
 //! connection (holder-driven sessions and tokio-postgres clients) start
 //! here; tokio-postgres is then given the stream as it is.
-use crate::tls::{self, Verify};
+use crate::tls::{self, TlsClient, Verify};
 use crate::{net, ErrorKind, RequestError, TargetError};
 use std::io::{self, Read};
 use std::net::SocketAddr;
@@ -14,7 +14,6 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
-use tokio_rustls::TlsConnector;
 
 /// libpq's `sslmode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +73,7 @@ impl Endpoint {
 pub(crate) struct Opener {
     pub(crate) endpoint: Endpoint,
     mode: SslMode,
-    connector: Option<TlsConnector>,
+    tls: Option<TlsClient>,
     /// The name the certificate must be for (`verify-full`).
     host: String,
 }
@@ -97,6 +96,8 @@ impl Opener {
         host: &str,
         mode: SslMode,
         rootcert: Option<PathBuf>,
+        own: (Option<PathBuf>, Option<PathBuf>),
+        resume: bool,
     ) -> Result<Opener, TargetError> {
         let rootcert = rootcert.or_else(|| {
             let home = std::env::var_os("HOME")?;
@@ -111,16 +112,28 @@ impl Opener {
             }
             (SslMode::VerifyFull, _) => Some(Verify::Full),
         };
-        let connector = match verify {
-            Some(v) => Some(tls::connector(v, rootcert.as_deref())?),
+        let (cert, key) = (own.0.as_deref(), own.1.as_deref());
+        let tls = match verify {
+            Some(v) => Some(tls::postgres_client(
+                v,
+                rootcert.as_deref(),
+                cert,
+                key,
+                resume,
+            )?),
             None => None,
         };
         Ok(Opener {
             endpoint,
             mode,
-            connector,
+            tls,
             host: host.to_string(),
         })
+    }
+
+    /// The TLS handshakes so far, where sessions use TLS.
+    pub(crate) fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        self.tls.as_ref().map(TlsClient::facts)
     }
 
     /// A connected stream, TLS negotiated (a Unix socket never uses TLS,
@@ -143,7 +156,7 @@ impl Opener {
             Endpoint::Tcp(addr) => *addr,
         };
         let mut tcp = net::tcp_connect(addr, timeout).await?;
-        let Some(connector) = &self.connector else {
+        let Some(tls) = &self.tls else {
             return Ok(PgStream::Tcp(tcp));
         };
         if !ssl_request(&mut tcp).await? {
@@ -155,8 +168,8 @@ impl Opener {
                 )),
             };
         }
-        let hint = "sslmode=require does not check it; sslrootcert=FILE or --cacert FILE trusts it";
-        let stream = tls::handshake_with(connector, &self.host, tcp, hint).await?;
+        let name = tls::name_of(&self.host).map_err(RequestError::protocol)?;
+        let stream = tls.handshake(&name, tcp, timeout).await?;
         Ok(PgStream::Tls(Box::new(stream)))
     }
 }
