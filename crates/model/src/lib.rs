@@ -60,7 +60,7 @@ pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
 pub use strategy::{SpecError, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
-pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
+pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, QueryMode, TargetOptions};
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tune::{
     tune_schema, Capacity, ClientSetting, FamilyAnswer, Inference, TuneLoad, TunePhase, TunePoint,
