@@ -16,5 +16,6 @@ mod pool_bound;
 mod ramp;
 mod recommend;
 mod slo;
+mod transaction_pooler;
 mod tune;
 mod usl;

@@ -25,6 +25,7 @@ mod pool_queueing;
 mod reconnects;
 mod stall;
 mod starvation;
+pub(crate) mod transaction_pooler;
 mod unequal_caps;
 
 pub use check::Check;
@@ -49,6 +50,7 @@ pub const CHECKS: &[Check] = &[
     reconnects::CHECK,
     stall::CHECK,
     knee::CHECK,
+    transaction_pooler::CHECK,
     unequal_caps::CHECK,
 ];
 
