@@ -12,6 +12,7 @@ mod failure_findings;
 mod generator_findings;
 mod load_findings;
 mod merge;
+mod pool_beyond_client;
 mod pool_bound;
 mod ramp;
 mod recommend;

@@ -20,6 +20,7 @@ mod knee;
 mod nested_checkout;
 mod not_achieved;
 mod outage;
+pub(crate) mod pool_beyond_client;
 pub(crate) mod pool_bound;
 mod pool_queueing;
 mod reconnects;
@@ -45,6 +46,7 @@ pub const CHECKS: &[Check] = &[
     starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
+    pool_beyond_client::CHECK,
     pool_bound::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
