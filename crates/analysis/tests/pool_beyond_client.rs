@@ -50,9 +50,17 @@ fn a_larger_client_pool_that_serves_no_more_points_beyond_the_client() {
 
 #[test]
 fn not_when_the_larger_pool_served_more_or_its_workers_waited() {
-    // Served twice as much: the client's pool was the limit.
-    let more = run(behind_a_pool_of_20(7800.0, 0.1));
+    // Served a quarter more: the client's pool was part of the limit.
+    let more = run(behind_a_pool_of_20(4900.0, 0.1));
     assert!(evidence(&more, "pool-beyond-client").is_empty());
+    // 15% more is no more from 20 to 80 connections, but is from 20 to 24.
+    let r = run(behind_a_pool_of_20(4485.0, 0.1));
+    assert_eq!(evidence(&r, "pool-beyond-client").len(), 1);
+    let near = run(vec![
+        at80("pool:20", 3900.0, 5.1, 20.5),
+        at80("pool:24", 4485.0, 20.2, 20.3),
+    ]);
+    assert!(evidence(&near, "pool-beyond-client").is_empty());
     // Waited for client connections: the client's pool still queues.
     let waited = run(behind_a_pool_of_20(3950.0, 10.0));
     assert!(evidence(&waited, "pool-beyond-client").is_empty());

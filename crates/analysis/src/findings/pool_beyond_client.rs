@@ -15,9 +15,13 @@ pub(crate) const CHECK: Check = Check {
     find,
 };
 
-/// A larger pool's throughput at most this much above a smaller one's is
-/// "no more".
-const FLAT: f64 = 0.10;
+/// A larger pool's throughput at most this much above a smaller one's
+/// (and at most [`FLAT_PER_SIZE`] of its growth in connections) is "no
+/// more": a 4× larger pool serving 20% more gains almost nothing, while
+/// two runs on a busy machine differ by 10% alone.
+const FLAT: f64 = 0.20;
+/// Most throughput gained per connection added, as shares.
+const FLAT_PER_SIZE: f64 = 0.25;
 /// Most share of the larger pool's latency spent waiting for a client
 /// connection.
 const WAIT_SHARE: f64 = 0.10;
@@ -42,7 +46,9 @@ pub(crate) fn smaller_as_good<'a>(
         .filter(|o| o.concurrency == c.concurrency)
         .filter_map(|o| exclusive(o).map(|(n, k)| (o, n, k)))
         .filter(|(o, n, k)| {
-            *k == kind && *n < cap && c.throughput_rps <= o.throughput_rps * (1.0 + FLAT)
+            let grown = cap as f64 / *n as f64 - 1.0;
+            let flat = FLAT.min(FLAT_PER_SIZE * grown);
+            *k == kind && *n < cap && c.throughput_rps <= o.throughput_rps * (1.0 + flat)
         })
         .min_by_key(|(_, n, _)| *n)
         .map(|(o, _, _)| o)
