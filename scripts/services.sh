@@ -4,7 +4,9 @@
 # the tests, the README and the bench scripts. Installs them from the OS
 # packages if missing (MariaDB, nginx and Prometheus only for `all`).
 #
-#   scripts/services.sh start DIR [pg|redis|mysql|all]
+#   scripts/services.sh start DIR [pg|pgbouncer|redis|mysql|all]
+#                                                 (pgbouncer: PostgreSQL and
+#                                                 PgBouncer in front of it)
 #                                                 start in DIR, print the URLs,
 #                                                 write DIR/env (sourceable)
 #   scripts/services.sh mysql-stop DIR            MariaDB killed at once (by PID)
@@ -46,8 +48,8 @@ pg_bin() {
 
 install_missing() {
     local want=()
-    case $1 in pg | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
-    [ "$1" = all ] && ! command -v pgbouncer >/dev/null && want+=(pgbouncer)
+    case $1 in pg | pgbouncer | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
+    case $1 in pgbouncer | all) ! command -v pgbouncer >/dev/null && want+=(pgbouncer) ;; esac
     case $1 in redis | all) ! command -v redis-server >/dev/null && want+=(redis-server redis-tools) ;; esac
     case $1 in mysql | all) ! command -v mariadb-install-db >/dev/null && want+=(mariadb-server mariadb-client) ;; esac
     [ "$1" = all ] && ! command -v nginx >/dev/null && want+=(nginx)
@@ -157,7 +159,8 @@ pg_stop() {
 # pool mode (session, transaction) on its own free port, config, auth file,
 # log and PID in DIR/pgbouncer: a pool of 20 server connections for the
 # `poolbench` database, clients up to 5000, SCRAM with the same role and
-# password as PostgreSQL. Writes DIR/pgbouncer/MODE.url.
+# password as PostgreSQL. Writes DIR/pgbouncer/MODE.url (and url: the
+# transaction mode's).
 pgbouncer_start() {
     local dir=$1 d=$1/pgbouncer pg_port mode port
     pg_port=$(cat "$dir/pg/port")
@@ -184,6 +187,7 @@ ignore_startup_parameters = extra_float_digits,options
 EOF
         echo "postgres://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$d/$mode.url"
     done
+    cp "$d/transaction.url" "$d/url"
     [ "$(id -u)" -eq 0 ] && chown -R "$PG_USER_OS" "$d"
     for mode in session transaction; do
         as_pg pgbouncer -d -q "$d/$mode.ini" || die "pgbouncer ($mode) did not start (see $d/$mode.log)"
@@ -436,18 +440,20 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|redis|mysql|all|TARGET...]"
+if [ -z "$cmd" ] || [ -z "$dir" ]; then
+    die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
+fi
 case $cmd in
 start)
     what=${3:-all}
-    case $what in pg | redis | mysql | all) ;; *) die "unknown service $what (pg, redis, mysql or all)" ;; esac
+    case $what in pg | pgbouncer | redis | mysql | all) ;; *) die "unknown service $what (pg, pgbouncer, redis, mysql or all)" ;; esac
     install_missing "$what"
     mkdir -p "$dir"
-    case $what in pg | all) pg_init "$dir" ;; esac
+    case $what in pg | pgbouncer | all) pg_init "$dir" ;; esac
     case $what in redis | all) redis_start "$dir" ;; esac
     case $what in mysql | all) mysql_init "$dir" ;; esac
     [ "$what" = all ] && nginx_start "$dir"
-    [ "$what" = all ] && pgbouncer_start "$dir"
+    case $what in pgbouncer | all) pgbouncer_start "$dir" ;; esac
     write_env "$dir"
     cat "$dir"/pg/url "$dir"/redis/url "$dir"/mysql/url 2>/dev/null || true
     ;;
