@@ -1,7 +1,7 @@
 //! A PostgreSQL connection driven by the task that holds it, for strategies
 //! that lease a connection to one task at a time: the query is checked
 //! once (as the unnamed statement), each request is one write (encoded once
-//! per target when the parameters are fixed: see [`crate::postgres::modes`];
+//! per target when the parameters are fixed: see the query modes, `modes.rs`;
 //! in `prepared` mode Bind, Execute and Sync, the session's first request
 //! led by the Parse of the named statement) and reads up to ReadyForQuery,
 //! as pgbench does. No protocol
@@ -273,7 +273,7 @@ impl PgWire {
         }
     }
 
-    /// Send `request` (from [`crate::postgres::modes::encode`]), led by
+    /// Send `request` (encoded as its query mode says), led by
     /// `parse` until the server has accepted one on this session, and read
     /// to ReadyForQuery, counting rows.
     pub(crate) async fn exchange(
