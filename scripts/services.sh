@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Throwaway PostgreSQL, Redis, MariaDB and nginx on free loopback ports, for
+# Throwaway PostgreSQL (and PgBouncer in front of it, in session and in
+# transaction mode), Redis, MariaDB and nginx on free loopback ports, for
 # the tests, the README and the bench scripts. Installs them from the OS
 # packages if missing (MariaDB, nginx and Prometheus only for `all`).
 #
-#   scripts/services.sh start DIR [pg|redis|mysql|all]
+#   scripts/services.sh start DIR [pg|pgbouncer|redis|mysql|all]
+#                                                 (pgbouncer: PostgreSQL and
+#                                                 PgBouncer in front of it)
 #                                                 start in DIR, print the URLs,
 #                                                 write DIR/env (sourceable)
 #   scripts/services.sh mysql-stop DIR            MariaDB killed at once (by PID)
@@ -22,7 +25,8 @@
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
 # to the `postgres` user and its binaries run as that user (so DIR's parents
 # must be searchable by it, as mktemp -d under /tmp is once DIR is made 755).
-# MariaDB runs as the `mysql` user in the same way. Every server is stopped by
+# MariaDB runs as the `mysql` user in the same way; PgBouncer, which refuses
+# root, as the `postgres` user. Every server is stopped by
 # the PID it wrote, never by name.
 set -euo pipefail
 
@@ -44,7 +48,8 @@ pg_bin() {
 
 install_missing() {
     local want=()
-    case $1 in pg | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
+    case $1 in pg | pgbouncer | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
+    case $1 in pgbouncer | all) ! command -v pgbouncer >/dev/null && want+=(pgbouncer) ;; esac
     case $1 in redis | all) ! command -v redis-server >/dev/null && want+=(redis-server redis-tools) ;; esac
     case $1 in mysql | all) ! command -v mariadb-install-db >/dev/null && want+=(mariadb-server mariadb-client) ;; esac
     [ "$1" = all ] && ! command -v nginx >/dev/null && want+=(nginx)
@@ -168,6 +173,67 @@ pg_stop() {
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
+}
+
+# PgBouncer (the OS package) in front of DIR's PostgreSQL, one process per
+# pool mode (session, transaction) on its own free port, config, auth file,
+# log and PID in DIR/pgbouncer: a pool of 20 server connections for the
+# `poolbench` database, clients up to 5000, SCRAM with the same role and
+# password as PostgreSQL. Writes DIR/pgbouncer/MODE.url (and url: the
+# transaction mode's).
+pgbouncer_start() {
+    local dir=$1 d=$1/pgbouncer pg_port mode port
+    pg_port=$(cat "$dir/pg/port")
+    mkdir -p "$d"
+    printf '"%s" "%s"\n' "$PG_ROLE" "$PG_PASSWORD" >"$d/users.txt"
+    chmod 600 "$d/users.txt"
+    for mode in session transaction; do
+        port=$(free_port)
+        cat >"$d/$mode.ini" <<EOF
+[databases]
+poolbench = host=127.0.0.1 port=$pg_port dbname=poolbench
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $port
+unix_socket_dir =
+pool_mode = $mode
+default_pool_size = 20
+max_client_conn = 5000
+auth_type = scram-sha-256
+auth_file = $d/users.txt
+pidfile = $d/$mode.pid
+logfile = $d/$mode.log
+ignore_startup_parameters = extra_float_digits,options
+EOF
+        echo "postgres://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$d/$mode.url"
+    done
+    cp "$d/transaction.url" "$d/url"
+    [ "$(id -u)" -eq 0 ] && chown -R "$PG_USER_OS" "$d"
+    for mode in session transaction; do
+        as_pg pgbouncer -d -q "$d/$mode.ini" || die "pgbouncer ($mode) did not start (see $d/$mode.log)"
+        port=$(sed -n 's/^listen_port = //p' "$d/$mode.ini")
+        for _ in $(seq 1 100); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            sleep 0.05
+        done
+        [ -s "$d/$mode.pid" ] || die "pgbouncer ($mode) wrote no PID (see $d/$mode.log)"
+    done
+}
+
+pgbouncer_stop() {
+    local dir=$1 mode pid
+    for mode in session transaction; do
+        [ -s "$dir/pgbouncer/$mode.pid" ] || continue
+        pid=$(cat "$dir/pgbouncer/$mode.pid")
+        kill -INT "$pid" 2>/dev/null || continue
+        for _ in $(seq 1 200); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+        rm -f "$dir/pgbouncer/$mode.pid"
+    done
+    return 0
 }
 
 redis_start() {
@@ -412,6 +478,8 @@ write_env() {
         # without asking, sessions stay in clear, so the other tests measure
         # what they always did (libpq's default, prefer, would take TLS).
         [ -f "$dir/pg/url" ] && echo "export PGSSLMODE=disable"
+        [ -f "$dir/pgbouncer/session.url" ] && echo "export POOLBENCH_PGBOUNCER_SESSION_URL='$(cat "$dir/pgbouncer/session.url")'"
+        [ -f "$dir/pgbouncer/transaction.url" ] && echo "export POOLBENCH_PGBOUNCER_TX_URL='$(cat "$dir/pgbouncer/transaction.url")'"
         [ -f "$dir/redis/url" ] && echo "export POOLBENCH_REDIS_URL='$(cat "$dir/redis/url")'"
         [ -f "$dir/redis/tls-url" ] && echo "export POOLBENCH_REDISS_URL='$(cat "$dir/redis/tls-url")'"
         [ -f "$dir/tls/ca.pem" ] && echo "export POOLBENCH_TEST_CA='$dir/tls/ca.pem'"
@@ -430,17 +498,20 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|redis|mysql|all|TARGET...]"
+if [ -z "$cmd" ] || [ -z "$dir" ]; then
+    die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
+fi
 case $cmd in
 start)
     what=${3:-all}
-    case $what in pg | redis | mysql | all) ;; *) die "unknown service $what (pg, redis, mysql or all)" ;; esac
+    case $what in pg | pgbouncer | redis | mysql | all) ;; *) die "unknown service $what (pg, pgbouncer, redis, mysql or all)" ;; esac
     install_missing "$what"
     mkdir -p "$dir"
-    case $what in pg | all) pg_init "$dir" ;; esac
+    case $what in pg | pgbouncer | all) pg_init "$dir" ;; esac
     case $what in redis | all) redis_start "$dir" ;; esac
     case $what in mysql | all) mysql_init "$dir" ;; esac
     [ "$what" = all ] && nginx_start "$dir"
+    case $what in pgbouncer | all) pgbouncer_start "$dir" ;; esac
     write_env "$dir"
     cat "$dir"/pg/url "$dir"/redis/url "$dir"/mysql/url 2>/dev/null || true
     ;;
@@ -456,6 +527,7 @@ prometheus-start)
     ;;
 prometheus-stop) prometheus_stop "$dir" ;;
 stop)
+    pgbouncer_stop "$dir"
     pg_stop "$dir"
     redis_stop "$dir"
     mysql_stop "$dir"

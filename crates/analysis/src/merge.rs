@@ -128,6 +128,12 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     a.errors.total += b.errors.total;
     sum_maps(&mut a.errors.by_kind, &b.errors.by_kind);
     sum_maps(&mut a.errors.by_status, &b.errors.by_status);
+    for (code, m) in &b.errors.messages {
+        a.errors
+            .messages
+            .entry(code.clone())
+            .or_insert_with(|| m.clone());
+    }
     a.throughput_rps += b.throughput_rps;
     a.achieved_rate += b.achieved_rate;
     a.achieved_concurrency += b.achieved_concurrency;

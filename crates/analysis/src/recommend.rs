@@ -3,6 +3,7 @@
 use crate::findings::ceiling;
 use crate::findings::check::ms;
 use crate::findings::pool_bound;
+use crate::findings::transaction_pooler;
 use poolbench_model::{CellResult, Recommendation, RunResult, StrategySpec};
 
 /// Most errors a cell may have and still be recommended.
@@ -19,6 +20,14 @@ pub fn recommend(result: &RunResult) -> Result<Recommendation, String> {
     let meets = |c: &&CellResult| c.slo_breaches.as_ref().is_none_or(|b| b.is_empty());
     if result.cells.is_empty() {
         return Err("no cells were run".into());
+    }
+    if transaction_pooler::found(result) {
+        return Err(
+            "prepared statements failed: a transaction-pooling proxy sits in between \
+             (each transaction may go to another server connection), so the figures mix \
+             protocol failures with the service's; use --query-mode extended or simple"
+                .into(),
+        );
     }
     let level = result
         .cells

@@ -41,11 +41,13 @@ fn every_check_has_a_fixture_test() {
         "nested-checkout-starvation",
         "not-achieved",
         "outage",
+        "pool-beyond-client",
         "pool-bound",
         "pool-queueing",
         "reconnects",
         "stall",
         "target-saturated",
+        "transaction-pooler",
         "unequal-caps",
     ];
     let mut ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();

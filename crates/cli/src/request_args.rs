@@ -1,7 +1,7 @@
 //! The request options `run` and `tune` share: what each request sends
 //! (HTTP, gRPC, PostgreSQL, Redis) and how TLS and HTTP/2 are spoken.
 use clap::{Args, ValueEnum};
-use poolbench_model::TlsResume;
+use poolbench_model::{QueryMode, TlsResume};
 use poolbench_targets::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions};
 use std::path::PathBuf;
 
@@ -93,6 +93,15 @@ pub(crate) struct RequestArgs {
     #[arg(long = "param", value_name = "VALUE")]
     pub(crate) params: Vec<String>,
 
+    /// postgres://: how each request sends the query, as pgbench's -M:
+    /// simple (the simple query protocol, parameters inlined as quoted
+    /// literals), extended (the unnamed statement: Parse, Bind, Execute
+    /// each time; works through a transaction-pooling proxy such as
+    /// PgBouncer), prepared (a named statement prepared once per
+    /// connection). [default: prepared]
+    #[arg(long, value_name = "MODE", value_parser = QueryMode::parse)]
+    pub(crate) query_mode: Option<QueryMode>,
+
     /// postgres://, mysql://: SQL run once before the run (e.g. CREATE
     /// TABLE ...; MySQL: several statements separated by ;).
     #[arg(long)]
@@ -165,6 +174,7 @@ impl RequestArgs {
             key: a.key.clone(),
             query: a.query.clone(),
             setup: a.setup.clone(),
+            query_mode: a.query_mode,
             params: a.params.clone(),
             command: a.command.clone(),
             http: HttpRequestOptions {

@@ -261,6 +261,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         plan.ramp = Some(ramp.clone());
     }
     plan.target_options = a.request.target_options();
+    plan.target_options.fill_query_mode(&plan.target.scheme);
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {
             ArrivalArg::Constant => Arrival::Constant,

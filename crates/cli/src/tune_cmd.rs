@@ -124,6 +124,7 @@ fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
     plan.timeout = a.timeout;
     plan.connect_timeout = a.connect_timeout;
     plan.target_options = a.request.target_options();
+    plan.target_options.fill_query_mode(&plan.target.scheme);
     if a.request.http2 {
         plan.target_options.http_version = HttpVersion::Http2;
     }

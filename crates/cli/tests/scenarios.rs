@@ -122,6 +122,21 @@ fn db_pool_starvation_on_mysql_passes_its_expectations() {
 }
 
 #[test]
+fn pooler_in_front_passes_its_expectations() {
+    assert!(
+        std::env::var("POOLBENCH_PGBOUNCER_TX_URL").is_ok(),
+        "PgBouncer is missing: run the tests through scripts/test.sh"
+    );
+    passes(
+        "pooler-in-front",
+        &[
+            ("duration = \"3s\"", "duration = \"1500ms\""),
+            ("duration = \"2s\"", "duration = \"1s\""),
+        ],
+    );
+}
+
+#[test]
 fn pool_size_grid_passes_its_expectations() {
     passes(
         "pool-size-grid",
@@ -173,6 +188,7 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
         "db-pool-starvation",
         "db-pool-starvation-mysql",
         "pool-size-grid",
+        "pooler-in-front",
     ] {
         assert!(list.contains(name), "{list}");
         // What `show` prints is the file under scenarios/.

@@ -29,6 +29,7 @@ mod merge;
 mod metrics;
 mod mysql;
 mod nginx;
+mod poolers;
 mod ramp;
 mod requests;
 mod service;

@@ -116,7 +116,10 @@ fn errors_of(r: &Recorder) -> Errors {
         }
     }
     for (code, n) in &r.codes {
-        errors.by_status.insert(code.to_string(), *n);
+        errors.by_status.insert(code.clone(), *n);
+    }
+    for (code, m) in &r.messages {
+        errors.messages.insert(code.clone(), m.to_string());
     }
     errors
 }

@@ -20,10 +20,7 @@ impl From<AcquireError<RequestError>> for Fault {
         match e {
             AcquireError::Timeout(_) => ErrorKind::CheckoutTimeout.into(),
             AcquireError::NestedCheckout { .. } => ErrorKind::NestedCheckout.into(),
-            AcquireError::Connect(e) => Fault {
-                kind: e.kind,
-                code: e.code,
-            },
+            AcquireError::Connect(e) => Fault::from(e),
         }
     }
 }
@@ -97,10 +94,7 @@ impl<T: Target> Checkout<T> {
                 // do not grow ours (moved on every request).
                 match Box::pin(p.get()).await {
                     Ok(o) => Ok(Checked::Deadpool(o)),
-                    Err(PoolError::Backend(e)) => Err(Fault {
-                        kind: e.kind,
-                        code: e.code,
-                    }),
+                    Err(PoolError::Backend(e)) => Err(Fault::from(e)),
                     Err(PoolError::Timeout(_)) => {
                         c.timeouts.fetch_add(1, Relaxed);
                         Err(ErrorKind::CheckoutTimeout.into())
@@ -112,10 +106,7 @@ impl<T: Target> Checkout<T> {
                 c.checkouts.fetch_add(1, Relaxed);
                 match Box::pin(p.get_owned()).await {
                     Ok(o) => Ok(Checked::Bb8(o)),
-                    Err(bb8::RunError::User(e)) => Err(Fault {
-                        kind: e.kind,
-                        code: e.code,
-                    }),
+                    Err(bb8::RunError::User(e)) => Err(Fault::from(e)),
                     Err(bb8::RunError::TimedOut) => {
                         c.timeouts.fetch_add(1, Relaxed);
                         Err(ErrorKind::CheckoutTimeout.into())
@@ -262,10 +253,7 @@ async fn client_checkout<T: Target>(
             c.peak_open.fetch_max(pool.counts().open, Relaxed);
             Ok(Checked::Client(conn))
         }
-        Ok(Err(e)) => Err(Fault {
-            kind: e.kind,
-            code: e.code,
-        }),
+        Ok(Err(e)) => Err(Fault::from(e)),
         Err(_) => {
             c.timeouts.fetch_add(1, Relaxed);
             Err(ErrorKind::CheckoutTimeout.into())

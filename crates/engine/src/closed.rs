@@ -45,7 +45,7 @@ pub(crate) async fn worker<T: Target>(
             .exchange(id, Some(turn), deadline.as_mut(), start)
             .await;
         turn = turn.wrapping_add(1);
-        let latency = outcome.map(|t| t.total()).unwrap_or_default();
+        let latency = outcome.as_ref().map(|t| t.total()).unwrap_or_default();
         let down =
             matches!(&outcome, Err(f) if matches!(f.kind, ErrorKind::Refused | ErrorKind::Reset));
         if recorders.with(|r| shared.record(r, start, done, outcome, latency)) == Window::Outside {

@@ -213,10 +213,7 @@ impl<T: Target> Shared<T> {
                     if e.unsent && attempt + 1 < SENDS {
                         self.resent.fetch_add(1, Relaxed);
                     } else {
-                        let fault = Fault {
-                            kind: e.kind,
-                            code: e.code,
-                        };
+                        let fault = Fault::from(e);
                         return (Err(fault), t2);
                     }
                 }

@@ -4,20 +4,49 @@ use crate::counts::{bucket, Counts};
 use crate::intervals::Intervals;
 use hdrhistogram::Histogram;
 use poolbench_model::new_histogram;
-use poolbench_targets::ErrorKind;
+use poolbench_targets::{ErrorKind, RequestError, SqlState};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-/// A failed exchange as it is counted: its kind and protocol status code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A failed exchange as it is counted: its kind, protocol status code or
+/// SQLSTATE, and (with a code) what the server said.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Fault {
     pub(crate) kind: ErrorKind,
     pub(crate) code: Option<u16>,
+    pub(crate) sqlstate: Option<SqlState>,
+    pub(crate) message: Option<Box<str>>,
 }
 
 impl From<ErrorKind> for Fault {
     fn from(kind: ErrorKind) -> Self {
-        Fault { kind, code: None }
+        Fault {
+            kind,
+            code: None,
+            sqlstate: None,
+            message: None,
+        }
+    }
+}
+
+impl From<RequestError> for Fault {
+    fn from(e: RequestError) -> Self {
+        let coded = e.code.is_some() || e.sqlstate.is_some();
+        Fault {
+            kind: e.kind,
+            code: e.code,
+            sqlstate: e.sqlstate,
+            message: coded.then(|| e.message.into_boxed_str()),
+        }
+    }
+}
+
+/// The key a code is counted under (`errors.by_status`).
+fn code_key(fault: &Fault) -> Option<String> {
+    match (fault.sqlstate, fault.code) {
+        (Some(s), _) => Some(s.to_string()),
+        (None, Some(c)) => Some(c.to_string()),
+        (None, None) => None,
     }
 }
 
@@ -39,8 +68,11 @@ pub(crate) struct Recorder {
     pub(crate) last_byte: Histogram<u64>,
     pub(crate) ok: u64,
     pub(crate) errors: [u64; ErrorKind::ALL.len()],
-    /// Errors by protocol status code, where the protocol gave one.
-    pub(crate) codes: BTreeMap<u16, u64>,
+    /// Errors by protocol status code or SQLSTATE, where the protocol gave
+    /// one.
+    pub(crate) codes: BTreeMap<String, u64>,
+    /// The first message of each code.
+    pub(crate) messages: BTreeMap<String, Box<str>>,
     pub(crate) connect: Histogram<u64>,
     pub(crate) warmup: u64,
     pub(crate) outside: u64,
@@ -83,6 +115,7 @@ impl Recorder {
             ok: 0,
             errors: [0; ErrorKind::ALL.len()],
             codes: BTreeMap::new(),
+            messages: BTreeMap::new(),
             connect: new_histogram(),
             warmup: 0,
             outside: 0,
@@ -132,8 +165,11 @@ impl Recorder {
 
     pub(crate) fn error(&mut self, fault: Fault) {
         self.errors[fault.kind as usize] += 1;
-        if let Some(code) = fault.code {
-            *self.codes.entry(code).or_default() += 1;
+        if let Some(key) = code_key(&fault) {
+            if let Some(m) = fault.message {
+                self.messages.entry(key.clone()).or_insert(m);
+            }
+            *self.codes.entry(key).or_default() += 1;
         }
     }
 
@@ -149,7 +185,12 @@ impl Recorder {
             *a += b;
         }
         for (code, n) in &other.codes {
-            *self.codes.entry(*code).or_default() += n;
+            *self.codes.entry(code.clone()).or_default() += n;
+        }
+        for (code, m) in &other.messages {
+            self.messages
+                .entry(code.clone())
+                .or_insert_with(|| m.clone());
         }
         let _ = self.connect.add(&other.connect);
         self.warmup += other.warmup;

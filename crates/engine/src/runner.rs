@@ -199,9 +199,11 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
     })
 }
 
-/// The first connect, within [`PREFLIGHT`], and one request on it.
+/// The first connect, within [`PREFLIGHT`], and one request on it. The
+/// connection is the exclusive kind (a PostgreSQL session checks the query
+/// as the unnamed statement, which a transaction-pooling proxy allows).
 async fn preflight(target: &AnyTarget) -> Result<(), String> {
-    match tokio::time::timeout(PREFLIGHT, target.connect()).await {
+    match tokio::time::timeout(PREFLIGHT, target.connect_exclusive()).await {
         Ok(Ok(mut conn)) => {
             // One request, so the server has surely accepted this
             // connection before the first cell resets its counters.

@@ -61,7 +61,9 @@ pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
 pub use strategy::{SpecError, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
-pub use target_options::{GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TlsResume};
+pub use target_options::{
+    GrpcOptions, HttpRequestOptions, HttpVersion, QueryMode, TargetOptions, TlsResume,
+};
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tls_facts::TlsFacts;
 pub use tune::{

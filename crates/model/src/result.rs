@@ -222,9 +222,15 @@ pub struct ShardPart {
 pub struct Errors {
     pub total: u64,
     pub by_kind: BTreeMap<String, u64>,
-    /// Errors that carried a protocol status code (HTTP status, gRPC code).
+    /// Errors that carried a protocol status code: HTTP status, gRPC
+    /// code, MySQL error number, or PostgreSQL SQLSTATE (five characters,
+    /// `22012`, `42P05`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub by_status: BTreeMap<String, u64>,
+    /// The first message the server gave with each code of `by_status`
+    /// (e.g. `"division by zero (22012)"`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub messages: BTreeMap<String, String>,
 }
 
 /// Client-side connection counts over the cell (warm-up included).

@@ -33,6 +33,10 @@ pub struct TargetOptions {
     pub params: Vec<String>,
     /// `postgres://`, `mysql://`: SQL run once before the run.
     pub setup: Option<String>,
+    /// `postgres://`: how each request sends the query (pgbench's `-M`).
+    /// `None` on other targets; `prepared` when not given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query_mode: Option<QueryMode>,
     /// `redis://`: the command each request sends, e.g. `GET key`.
     /// `None`: `PING`.
     pub command: Option<String>,
@@ -131,9 +135,62 @@ impl TargetOptions {
         self.query.as_deref().unwrap_or("SELECT 1")
     }
 
+    /// Record the query mode a `postgres://` target runs with (its
+    /// default when none was given), so the result says which it was.
+    pub fn fill_query_mode(&mut self, scheme: &str) {
+        if matches!(scheme, "postgres" | "postgresql") {
+            self.query_mode.get_or_insert(QueryMode::Prepared);
+        }
+    }
+
     /// The Redis command, or its default.
     pub fn command(&self) -> &str {
         self.command.as_deref().unwrap_or("PING")
+    }
+}
+
+/// How a `postgres://` request sends its query, as pgbench's `-M`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryMode {
+    /// The simple query protocol: one Query message, the parameters
+    /// inlined as quoted literals.
+    Simple,
+    /// The extended protocol with the unnamed statement: Parse, Bind,
+    /// Execute each time (works through a transaction-pooling proxy).
+    Extended,
+    /// A named statement prepared once per connection, then Bind and
+    /// Execute (the default).
+    #[default]
+    Prepared,
+}
+
+impl QueryMode {
+    /// Every mode's name, as `--query-mode` takes it.
+    pub const NAMES: &'static str = "simple, extended or prepared";
+
+    /// The mode named `text`.
+    pub fn parse(text: &str) -> Result<QueryMode, String> {
+        match text {
+            "simple" => Ok(QueryMode::Simple),
+            "extended" => Ok(QueryMode::Extended),
+            "prepared" => Ok(QueryMode::Prepared),
+            other => Err(format!(
+                "invalid query mode \"{other}\": expected {}",
+                QueryMode::NAMES
+            )),
+        }
+    }
+
+    /// Its name, as pgbench spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryMode::Simple => "simple",
+            QueryMode::Extended => "extended",
+            QueryMode::Prepared => "prepared",
+        }
     }
 }
 

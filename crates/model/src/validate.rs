@@ -19,6 +19,8 @@ pub enum PlanError {
     H2Client(String),
     #[error("--param applies to postgres:// and mysql:// targets, not {0}://")]
     PgParams(String),
+    #[error("--query-mode applies to postgres:// targets, not {0}://")]
+    QueryMode(String),
     #[error("strategy \"{strategy}\" is the MySQL client's own pool: it runs on mysql:// and mariadb:// targets, not {scheme}://")]
     ClientPool { strategy: String, scheme: String },
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
@@ -177,6 +179,10 @@ impl Plan {
         );
         if !sql && !self.target_options.params.is_empty() {
             return Err(PlanError::PgParams(scheme));
+        }
+        let postgres = matches!(scheme.as_str(), "postgres" | "postgresql");
+        if !postgres && self.target_options.query_mode.is_some() {
+            return Err(PlanError::QueryMode(scheme));
         }
         if !grpc && self.target_options.grpc.is_set() {
             return Err(PlanError::GrpcOptions(scheme));

@@ -79,8 +79,12 @@ fn shard_line(result: &RunResult) -> String {
 /// then a pool size × concurrency grid per sized strategy.
 pub fn render_text(result: &RunResult) -> String {
     let mut out = String::new();
+    let mode = match result.config.target_options.query_mode {
+        Some(m) => format!(" · query mode {}", m.name()),
+        None => String::new(),
+    };
     out.push_str(&format!(
-        "poolbench {} · target {} · {} cores ({})\n",
+        "poolbench {} · target {}{mode} · {} cores ({})\n",
         result.machine.poolbench_version, result.target, result.machine.cores, result.machine.os
     ));
     let c = &result.config;

@@ -79,7 +79,13 @@ fn error_breakdown(cell: &CellResult) -> String {
             .errors
             .by_status
             .iter()
-            .map(|(code, n)| format!("{code}: {n}"))
+            .map(|(code, n)| match cell.errors.messages.get(code) {
+                Some(m) => {
+                    let m = m.strip_suffix(&format!(" ({code})")).unwrap_or(m);
+                    format!("{code}: {n} \"{m}\"")
+                }
+                None => format!("{code}: {n}"),
+            })
             .collect();
         parts.push(format!("by code {}", codes.join(", ")));
     }

@@ -61,7 +61,9 @@ impl AnyTarget {
                 options,
                 connect_timeout,
             )
-            .map(|t| AnyTarget::Postgres(PgTarget::new(t), options.setup.clone()))
+            .and_then(|t| t.with_mode(options.query_mode.unwrap_or_default()))
+            .and_then(PgTarget::new)
+            .map(|t| AnyTarget::Postgres(t, options.setup.clone()))
             .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
             "mysql" | "mariadb" => MysqlTarget::new(
                 &spec.url,

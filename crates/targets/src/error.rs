@@ -94,6 +94,34 @@ pub struct RequestError {
     /// The protocol's status code, where it gave one (HTTP status, gRPC
     /// status code).
     pub code: Option<u16>,
+    /// PostgreSQL's SQLSTATE, where the server gave one.
+    pub sqlstate: Option<SqlState>,
+}
+
+/// A PostgreSQL SQLSTATE: five characters, digits and capital letters
+/// (`22012`, `42P05`), its first two the class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SqlState([u8; 5]);
+
+impl SqlState {
+    /// `text` if it is a SQLSTATE.
+    pub fn parse(text: &str) -> Option<SqlState> {
+        let b: [u8; 5] = text.as_bytes().try_into().ok()?;
+        b.iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+            .then_some(SqlState(b))
+    }
+
+    pub fn as_str(&self) -> &str {
+        // Checked ASCII in `parse`.
+        std::str::from_utf8(&self.0).unwrap_or("?????")
+    }
+}
+
+impl fmt::Display for SqlState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl RequestError {
@@ -105,6 +133,7 @@ impl RequestError {
             unsent: false,
             message: message.to_string(),
             code: None,
+            sqlstate: None,
         }
     }
 
@@ -131,6 +160,7 @@ impl RequestError {
             unsent: false,
             message: format!("status {code}"),
             code: Some(code),
+            sqlstate: None,
         }
     }
 

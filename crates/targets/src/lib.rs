@@ -23,7 +23,7 @@ mod template;
 mod tls;
 
 pub use any::{AnyConn, AnyTarget};
-pub use error::{ErrorKind, RequestError};
+pub use error::{ErrorKind, RequestError, SqlState};
 pub use http1::pipeline;
 pub use http2::wire::H2Wire;
 pub use poolbench_model::{

@@ -20,12 +20,14 @@ mod knee;
 mod nested_checkout;
 mod not_achieved;
 mod outage;
+pub(crate) mod pool_beyond_client;
 pub(crate) mod pool_bound;
 mod pool_queueing;
 mod reconnects;
 mod stall;
 mod starvation;
 mod tls_handshake;
+pub(crate) mod transaction_pooler;
 mod unequal_caps;
 
 pub use check::Check;
@@ -45,12 +47,14 @@ pub const CHECKS: &[Check] = &[
     starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
+    pool_beyond_client::CHECK,
     pool_bound::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
     tls_handshake::CHECK,
     stall::CHECK,
     knee::CHECK,
+    transaction_pooler::CHECK,
     unequal_caps::CHECK,
 ];
 

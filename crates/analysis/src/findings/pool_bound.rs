@@ -39,6 +39,15 @@ pub(crate) fn bound(c: &CellResult) -> Option<(usize, f64)> {
     (near && share >= WAIT_SHARE).then_some((cap, share))
 }
 
+/// The run tried a larger pool of `c`'s kind at `c`'s concurrency, and it
+/// served no more: a larger pool would not serve more after all.
+fn larger_served_no_more(run: &Run, c: &CellResult) -> bool {
+    run.cells().any(|o| {
+        super::pool_beyond_client::smaller_as_good(std::iter::once(c), o)
+            .is_some_and(|s| std::ptr::eq(s, c))
+    })
+}
+
 fn find(run: &Run) -> Vec<Evidence> {
     if !run.closed {
         return Vec::new();
@@ -46,6 +55,10 @@ fn find(run: &Run) -> Vec<Evidence> {
     run.cells()
         .filter_map(|c| {
             let (cap, share) = bound(c)?;
+            if larger_served_no_more(run, c) {
+                // `pool-beyond-client` says where the limit is.
+                return None;
+            }
             Some(Evidence::cell(
                 c,
                 format!(

@@ -15,8 +15,9 @@ pub(crate) struct Scenario {
     /// What this shows: printed at the end of the report.
     pub(crate) shows: String,
     /// The services the steps need, started by the project's services
-    /// script (`postgres`, `mysql`, `redis`); their URLs come from
-    /// `POOLBENCH_PG_URL`, `POOLBENCH_MYSQL_URL` and `POOLBENCH_REDIS_URL`.
+    /// script (`postgres`, `mysql`, `redis`, `pgbouncer`); their URLs come
+    /// from `POOLBENCH_PG_URL`, `POOLBENCH_MYSQL_URL`, `POOLBENCH_REDIS_URL`,
+    /// and `POOLBENCH_PGBOUNCER_SESSION_URL` and `POOLBENCH_PGBOUNCER_TX_URL`.
     #[serde(default)]
     pub(crate) needs: Vec<String>,
     /// Files to write each step's result to, as `-o` (which adds to them).
@@ -34,7 +35,8 @@ pub(crate) struct Step {
     /// absent: `target` is an external URL.
     pub(crate) serve: Option<Serve>,
     /// The URL; `{http}` and `{grpc}` stand for the started server's
-    /// listeners (`http://{http}/`, `grpc://{grpc}/`).
+    /// listeners (`http://{http}/`, `grpc://{grpc}/`); `{postgres}`,
+    /// `{pgbouncer_session}` and `{pgbouncer_tx}` for the services' URLs.
     pub(crate) target: String,
     pub(crate) run: Run,
     #[serde(default)]
@@ -106,6 +108,26 @@ pub(crate) struct Services {
     pub(crate) postgres: Option<String>,
     pub(crate) mysql: Option<String>,
     pub(crate) redis: Option<String>,
+    /// PgBouncer in session mode, and in transaction mode.
+    pub(crate) pgbouncer_session: Option<String>,
+    pub(crate) pgbouncer_tx: Option<String>,
+}
+
+impl Services {
+    /// `target` with the services' placeholders replaced by their URLs.
+    pub(crate) fn fill(&self, target: &str) -> String {
+        let mut t = target.to_string();
+        for (key, url) in [
+            ("{postgres}", &self.postgres),
+            ("{pgbouncer_session}", &self.pgbouncer_session),
+            ("{pgbouncer_tx}", &self.pgbouncer_tx),
+        ] {
+            if let Some(url) = url {
+                t = t.replace(key, url);
+            }
+        }
+        t
+    }
 }
 
 /// `poolbench run` flags.
@@ -191,9 +213,9 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
         return Err(format!("{origin}: no [[step]]"));
     }
     for n in &s.needs {
-        if !matches!(n.as_str(), "postgres" | "mysql" | "redis") {
+        if !matches!(n.as_str(), "postgres" | "mysql" | "redis" | "pgbouncer") {
             return Err(format!(
-                "{origin}: needs = \"{n}\": postgres, mysql or redis"
+                "{origin}: needs = \"{n}\": postgres, mysql, redis or pgbouncer"
             ));
         }
     }

@@ -12,7 +12,7 @@ use clap::Parser;
 use std::path::{Path, PathBuf};
 
 /// The scenarios shipped in the binary (also under `scenarios/`).
-const BUILT_IN: [(&str, &str); 5] = [
+const BUILT_IN: [(&str, &str); 6] = [
     (
         "slow-api-pools",
         include_str!("../../../../scenarios/slow-api-pools.toml"),
@@ -32,6 +32,10 @@ const BUILT_IN: [(&str, &str); 5] = [
     (
         "pool-size-grid",
         include_str!("../../../../scenarios/pool-size-grid.toml"),
+    ),
+    (
+        "pooler-in-front",
+        include_str!("../../../../scenarios/pooler-in-front.toml"),
     ),
 ];
 
@@ -108,17 +112,24 @@ fn env_url(var: &str) -> Option<String> {
 }
 
 /// The services the scenario needs, from the environment: the
-/// PostgreSQL, MySQL and Redis URLs.
+/// PostgreSQL, MySQL, Redis and PgBouncer URLs.
 fn services(s: &file::Scenario, name: &str) -> Result<file::Services, Failure> {
     let urls = file::Services {
         postgres: env_url("POOLBENCH_PG_URL"),
         mysql: env_url("POOLBENCH_MYSQL_URL"),
         redis: env_url("POOLBENCH_REDIS_URL"),
+        pgbouncer_session: env_url("POOLBENCH_PGBOUNCER_SESSION_URL"),
+        pgbouncer_tx: env_url("POOLBENCH_PGBOUNCER_TX_URL"),
     };
     for need in &s.needs {
         let (have, var, what) = match need.as_str() {
             "postgres" => (&urls.postgres, "POOLBENCH_PG_URL", "PostgreSQL"),
             "mysql" => (&urls.mysql, "POOLBENCH_MYSQL_URL", "MySQL"),
+            "pgbouncer" => (
+                &urls.pgbouncer_tx,
+                "POOLBENCH_PGBOUNCER_TX_URL",
+                "PgBouncer",
+            ),
             _ => (&urls.redis, "POOLBENCH_REDIS_URL", "Redis"),
         };
         if have.is_none() {
@@ -137,10 +148,11 @@ fn step_runs(
     origin: &str,
     output: &[PathBuf],
     quiet: bool,
+    urls: &file::Services,
 ) -> Result<Vec<crate::args::RunArgs>, Failure> {
     let mut plans = Vec::new();
     for (i, step) in s.steps.iter().enumerate() {
-        let mut argv: Vec<String> = vec!["poolbench".into(), "run".into(), step.target.clone()];
+        let mut argv: Vec<String> = vec!["poolbench".into(), "run".into(), urls.fill(&step.target)];
         argv.extend(step.run.args());
         if quiet {
             argv.push("--quiet".into());
@@ -198,7 +210,7 @@ fn run(
         .into_iter()
         .partition(|p| p.extension().is_some_and(|e| e == "xml"));
     // Every step's run is parsed before any load: a bad flag stops it all.
-    let plans = step_runs(&s, &origin, &output, quiet)?;
+    let plans = step_runs(&s, &origin, &output, quiet, &urls)?;
     out.say(&format!("scenario {}: {}\n", s.name, s.title));
     let mut suites = Vec::new();
     let n = s.steps.len();

@@ -318,3 +318,15 @@ pub fn html_of(result: &serde_json::Value, name: &str) -> String {
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// PgBouncer in session mode in front of the throwaway PostgreSQL (a pool
+/// of 20 server connections).
+pub fn pgbouncer_session_url() -> String {
+    env_url("POOLBENCH_PGBOUNCER_SESSION_URL")
+}
+
+/// PgBouncer in transaction mode in front of the throwaway PostgreSQL (a
+/// pool of 20 server connections).
+pub fn pgbouncer_tx_url() -> String {
+    env_url("POOLBENCH_PGBOUNCER_TX_URL")
+}

@@ -46,18 +46,24 @@ impl PgAuthors {
 
     pub(super) async fn read(&self, id: i32, nested: bool) -> Result<Option<Author>, Resp> {
         let mut conn = self.pool.acquire().await.map_err(unavailable)?;
+        // The target runs in prepared mode: each connection has it.
+        let unprepared = || RequestError::protocol("the lookup is not prepared");
+        let statement = conn.statement().cloned().ok_or_else(unprepared);
+        let statement = statement.map_err(|e| failed(&mut conn, e))?;
         let row = conn
             .client()
-            .query_opt(conn.statement(), &[&id])
+            .query_opt(&statement, &[&id])
             .await
             .map_err(|e| failed(&mut conn, classify(&e)))?;
         if nested {
             // The handler pattern that starves a small pool: holding one
             // connection, ask the same pool for another.
             let mut second = self.pool.acquire().await.map_err(unavailable)?;
+            let own = second.statement().cloned().ok_or_else(unprepared);
+            let own = own.map_err(|e| failed(&mut second, e))?;
             second
                 .client()
-                .query_opt(second.statement(), &[&id])
+                .query_opt(&own, &[&id])
                 .await
                 .map_err(|e| failed(&mut second, classify(&e)))?;
         }

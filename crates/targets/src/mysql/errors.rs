@@ -30,6 +30,7 @@ pub fn classify(e: &Error) -> RequestError {
                 unsent: false,
                 message: format!("{} ({})", s.message, s.code),
                 code: Some(s.code),
+                sqlstate: None,
             }
         }
         Error::Io(IoError::Io(io)) => RequestError::broken(ErrorKind::of_io(io), io),

@@ -1,13 +1,14 @@
-//! PostgreSQL over tokio-postgres: one prepared query per request.
+//! PostgreSQL over tokio-postgres: one query per request, as the query mode
+//! says (`prepared`: prepared once when the connection opens; `extended`:
+//! the unnamed statement each time; `simple`: the simple query protocol).
 //!
-//! A connection is a tokio-postgres client with the query prepared once when
-//! it opens. The client pipelines: several callers may send on one connection
+//! A connection is a tokio-postgres client. The client pipelines: several callers may send on one connection
 //! at once, so `shared` and the other slot strategies multiplex it.
 use super::params::{Params, TextParam};
 use super::stream::{Endpoint, Opener, SslMode};
 use crate::postgres::wire::PgWire;
 use crate::{ErrorKind, Reply, RequestError, Target, TargetOptions};
-use poolbench_model::{TlsFacts, TlsResume};
+use poolbench_model::{QueryMode, TlsFacts, TlsResume};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::path::Path;
@@ -15,8 +16,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_postgres::config::Host;
-use tokio_postgres::types::ToSql;
-use tokio_postgres::{Client, Config, NoTls, Statement};
+use tokio_postgres::types::{Kind, ToSql, Type};
+use tokio_postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 
 /// Requests one connection carries at once when shared.
 pub const PIPELINE_DEPTH: usize = 1024;
@@ -30,6 +31,7 @@ pub struct PostgresTarget {
     opener: Opener,
     query: Arc<str>,
     params: Params,
+    mode: QueryMode,
     connect_timeout: Duration,
 }
 
@@ -37,7 +39,8 @@ pub struct PostgresTarget {
 #[derive(Clone)]
 pub struct PgConn {
     client: Arc<Client>,
-    statement: Statement,
+    /// The query prepared when the connection opened (`prepared` mode).
+    statement: Option<Statement>,
 }
 
 impl PgConn {
@@ -46,9 +49,9 @@ impl PgConn {
         &self.client
     }
 
-    /// The query prepared when the connection opened.
-    pub fn statement(&self) -> &Statement {
-        &self.statement
+    /// The query prepared when the connection opened (`prepared` mode).
+    pub fn statement(&self) -> Option<&Statement> {
+        self.statement.as_ref()
     }
 }
 
@@ -127,8 +130,32 @@ impl PostgresTarget {
             opener,
             query: query.into(),
             params: Params::parse(params)?,
+            mode: QueryMode::Prepared,
             connect_timeout,
         })
+    }
+
+    /// The same target sending its query as `mode` says. In simple mode
+    /// the query must name each `--param` (nothing checks it later).
+    pub fn with_mode(self, mode: QueryMode) -> Result<Self, String> {
+        let named = super::modes::placeholders(&self.query);
+        if mode == QueryMode::Simple && named != self.params.len() {
+            return Err(format!(
+                "the query takes {named} parameter(s) and {} --param given",
+                self.params.len()
+            ));
+        }
+        Ok(PostgresTarget { mode, ..self })
+    }
+
+    /// How requests send the query.
+    pub(crate) fn mode(&self) -> QueryMode {
+        self.mode
+    }
+
+    /// The query each request runs.
+    pub(crate) fn query(&self) -> &str {
+        &self.query
     }
 
     /// The values bound to the query's parameters.
@@ -169,7 +196,8 @@ impl PostgresTarget {
     pub(crate) async fn connect_wire(&self) -> Result<PgWire, RequestError> {
         let connect = async {
             let stream = self.opener.open(self.connect_timeout).await?;
-            PgWire::open(stream, &self.config, &self.query, self.params.len()).await
+            let check = self.mode != QueryMode::Simple;
+            PgWire::open(stream, &self.config, &self.query, self.params.len(), check).await
         };
         match tokio::time::timeout(self.connect_timeout, connect).await {
             Ok(r) => r,
@@ -197,6 +225,12 @@ impl Connector for PostgresTarget {
 
     async fn connect(&self) -> Result<PgConn, RequestError> {
         let client = self.client().await?;
+        if self.mode != QueryMode::Prepared {
+            return Ok(PgConn {
+                client: Arc::new(client),
+                statement: None,
+            });
+        }
         let statement = client
             .prepare(&self.query)
             .await
@@ -207,7 +241,7 @@ impl Connector for PostgresTarget {
             })?;
         Ok(PgConn {
             client: Arc::new(client),
-            statement,
+            statement: Some(statement),
         })
     }
 
@@ -226,19 +260,41 @@ impl Connector for PostgresTarget {
 
 impl Target for PostgresTarget {
     async fn send(&self, conn: &mut PgConn) -> Result<Reply, RequestError> {
-        let rows = match self.params.len() {
-            0 => conn.client.query(&conn.statement, &[]).await,
-            _ => {
-                let values: Vec<TextParam> = self.params.next();
+        let values: Vec<TextParam> = self.params.next();
+        let rows = match (&conn.statement, self.mode) {
+            (_, QueryMode::Simple) => {
+                let text = super::modes::inline(&self.query, &values);
+                let messages = conn
+                    .client
+                    .simple_query(&text)
+                    .await
+                    .map_err(|e| classify(&e))?;
+                messages
+                    .iter()
+                    .filter(|m| matches!(m, SimpleQueryMessage::Row(_)))
+                    .count()
+            }
+            (Some(statement), QueryMode::Prepared) => {
                 let refs: Vec<&(dyn ToSql + Sync)> =
                     values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-                conn.client.query(&conn.statement, &refs).await
+                let rows = conn.client.query(statement, &refs).await;
+                rows.map_err(|e| classify(&e))?.len()
             }
-        }
-        .map_err(|e| classify(&e))?;
+            _ => {
+                // The unnamed statement, its parameters' types left to the
+                // server (OID 0), in one round trip.
+                let unspecified = Type::new("unspecified".into(), 0, Kind::Simple, "".into());
+                let typed: Vec<(&(dyn ToSql + Sync), Type)> = values
+                    .iter()
+                    .map(|v| (v as &(dyn ToSql + Sync), unspecified.clone()))
+                    .collect();
+                let rows = conn.client.query_typed(&self.query, &typed).await;
+                rows.map_err(|e| classify(&e))?.len()
+            }
+        };
         Ok(Reply {
             status: 0,
-            bytes: rows.len() as u64,
+            bytes: rows as u64,
         })
     }
 }
@@ -254,6 +310,7 @@ pub fn classify(e: &tokio_postgres::Error) -> RequestError {
             unsent: false,
             message: format!("{} ({})", db.message(), db.code().code()),
             code: None,
+            sqlstate: crate::SqlState::parse(db.code().code()),
         };
     }
     let mut source = std::error::Error::source(e);

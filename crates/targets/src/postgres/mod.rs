@@ -3,6 +3,7 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
+pub(crate) mod modes;
 mod params;
 pub(crate) mod settings;
 mod stream;
@@ -11,15 +12,21 @@ pub(crate) mod wire;
 use crate::{Reply, RequestError, Target};
 use bytes::Bytes;
 pub use client::{classify, PgConn, PostgresTarget, PIPELINE_DEPTH};
+use poolbench_model::QueryMode;
 use poolbench_pool::Connector;
 use wire::PgWire;
 
-/// Opens PostgreSQL connections and runs one prepared query per request.
+/// Opens PostgreSQL connections and runs one query per request, sent as
+/// the query mode says.
 #[derive(Clone, Debug)]
 pub struct PgTarget {
     pipelined: PostgresTarget,
-    /// Bind, Execute, Sync: encoded once when the parameters are fixed.
+    /// The sessions' request (see [`modes::encode`]): encoded once when the
+    /// parameters are fixed.
     request: Option<Bytes>,
+    /// `prepared` mode: the Parse of the named statement, leading a
+    /// session's first request.
+    parse: Option<Bytes>,
 }
 
 /// A PostgreSQL connection of either kind.
@@ -36,12 +43,23 @@ impl PgTarget {
         self.pipelined.tls_facts()
     }
 
-    pub fn new(pipelined: PostgresTarget) -> Self {
-        let params = pipelined.params();
-        let request = params
-            .is_fixed()
-            .then(|| wire::encode_request(&params.next()));
-        PgTarget { pipelined, request }
+    /// Fails when the query cannot be sent in its mode (a NUL byte in
+    /// simple mode's text).
+    pub fn new(pipelined: PostgresTarget) -> Result<Self, String> {
+        let (mode, query, params) = (pipelined.mode(), pipelined.query(), pipelined.params());
+        let request = match params.is_fixed() {
+            true => Some(modes::encode(mode, query, &params.next())?),
+            false => None,
+        };
+        let parse = match mode {
+            QueryMode::Prepared => Some(modes::encode_parse(query)?),
+            _ => None,
+        };
+        Ok(PgTarget {
+            pipelined,
+            request,
+            parse,
+        })
     }
 
     /// Run `sql` once on a new connection (the `--setup` statements).
@@ -56,10 +74,12 @@ impl Connector for PgTarget {
 
     async fn connect(&self) -> Result<PgConnection, RequestError> {
         let conn = self.pipelined.connect().await?;
-        // The same check as the sessions' prepare, so the run stops at its
-        // first connect rather than failing every request.
-        let given = self.pipelined.params().len();
-        wire::check_parameters(conn.statement().params().len(), given)?;
+        // The same check as the sessions', so the run stops at its first
+        // connect rather than failing every request.
+        if let Some(statement) = conn.statement() {
+            let given = self.pipelined.params().len();
+            wire::check_parameters(statement.params().len(), given)?;
+        }
         Ok(PgConnection::Pipelined(conn))
     }
 
@@ -100,13 +120,21 @@ impl Target for PgTarget {
     async fn send(&self, conn: &mut PgConnection) -> Result<Reply, RequestError> {
         match conn {
             PgConnection::Pipelined(c) => self.pipelined.send(c).await,
-            PgConnection::Wire(w) => match &self.request {
-                Some(request) => w.exchange(request).await,
-                None => {
-                    let request = wire::encode_request(&self.pipelined.params().next());
-                    w.exchange(&request).await
+            PgConnection::Wire(w) => {
+                let parse = self.parse.as_deref();
+                match &self.request {
+                    Some(request) => w.exchange(request, parse).await,
+                    None => {
+                        let p = &self.pipelined;
+                        let request = modes::encode(p.mode(), p.query(), &p.params().next())
+                            .map_err(|e| RequestError {
+                                broken: false,
+                                ..RequestError::protocol(e)
+                            })?;
+                        w.exchange(&request, parse).await
+                    }
                 }
-            },
+            }
         }
     }
 }

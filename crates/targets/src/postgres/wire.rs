@@ -1,7 +1,10 @@
 //! A PostgreSQL connection driven by the task that holds it, for strategies
-//! that lease a connection to one task at a time: the query is prepared
-//! once, each request is one write of Bind, Execute and Sync (encoded once
-//! per target) and reads up to ReadyForQuery, as pgbench does. No protocol
+//! that lease a connection to one task at a time: the query is checked
+//! once (as the unnamed statement), each request is one write (encoded once
+//! per target when the parameters are fixed: see the query modes, `modes.rs`;
+//! in `prepared` mode Bind, Execute and Sync, the session's first request
+//! led by the Parse of the named statement) and reads up to ReadyForQuery,
+//! as pgbench does. No protocol
 //! task and no channel between the worker and the socket. Messages are
 //! encoded and parsed by `postgres-protocol`, the crate under tokio-postgres.
 use super::params::TextParam;
@@ -19,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_postgres::Config;
 
 /// The name the query is prepared under on each connection.
-const STATEMENT: &str = "poolbench";
+pub(crate) const STATEMENT: &str = "poolbench";
 const READ_SIZE: usize = 8 * 1024;
 /// The largest message a session accepts: a declared length is never
 /// trusted beyond it (a broken server could announce gigabytes).
@@ -32,6 +35,9 @@ pub struct PgWire {
     buf: BytesMut,
     /// Has carried a request before (see [`crate::http1::wire`]).
     reused: bool,
+    /// The server accepted a Parse on this session (`prepared` mode: the
+    /// named statement exists, as far as the session can tell).
+    prepared: bool,
     /// The session ended, or is in an unknown state (a request cut short).
     closed: bool,
     /// The thread whose runtime the socket last moved to ([`crate::net::follow`]).
@@ -64,22 +70,28 @@ pub(crate) fn encode_request(params: &[TextParam]) -> Bytes {
 
 impl PgWire {
     /// Start a session on `io` as `config` says (user, password by
-    /// cleartext, MD5 or SCRAM-SHA-256, database), then prepare `query`.
+    /// cleartext, MD5 or SCRAM-SHA-256, database), then check `query`
+    /// (`check`: not in simple mode, whose text may hold several
+    /// statements).
     pub(crate) async fn open(
         io: PgStream,
         config: &Config,
         query: &str,
         given: usize,
+        check: bool,
     ) -> Result<PgWire, RequestError> {
         let mut conn = PgWire {
             io,
             buf: BytesMut::with_capacity(READ_SIZE),
             reused: false,
+            prepared: false,
             closed: false,
             home: None,
         };
         conn.startup(config).await?;
-        conn.prepare(query, given).await?;
+        if check {
+            conn.check_query(query, given).await?;
+        }
         Ok(conn)
     }
 
@@ -184,11 +196,14 @@ impl PgWire {
         Ok(())
     }
 
-    async fn prepare(&mut self, query: &str, given: usize) -> Result<(), RequestError> {
+    /// Parse and describe `query` as the unnamed statement: a query the
+    /// server refuses, or one taking other than `given` parameters, stops
+    /// the connect. Nothing outlives it (a transaction-pooling proxy may
+    /// give the next request another server connection).
+    async fn check_query(&mut self, query: &str, given: usize) -> Result<(), RequestError> {
         let mut out = BytesMut::new();
-        frontend::parse(STATEMENT, query, std::iter::empty(), &mut out)
-            .map_err(RequestError::protocol)?;
-        frontend::describe(b'S', STATEMENT, &mut out).map_err(RequestError::protocol)?;
+        frontend::parse("", query, std::iter::empty(), &mut out).map_err(RequestError::protocol)?;
+        frontend::describe(b'S', "", &mut out).map_err(RequestError::protocol)?;
         frontend::sync(&mut out);
         self.send(&out).await?;
         let mut failed = None;
@@ -258,9 +273,14 @@ impl PgWire {
         }
     }
 
-    /// Send `request` (from [`encode_request`]) and read to ReadyForQuery,
-    /// counting rows.
-    pub(crate) async fn exchange(&mut self, request: &[u8]) -> Result<Reply, RequestError> {
+    /// Send `request` (encoded as its query mode says), led by
+    /// `parse` until the server has accepted one on this session, and read
+    /// to ReadyForQuery, counting rows.
+    pub(crate) async fn exchange(
+        &mut self,
+        request: &[u8],
+        parse: Option<&[u8]>,
+    ) -> Result<Reply, RequestError> {
         if self.closed {
             return Err(RequestError::unsent("session closed before the request"));
         }
@@ -273,7 +293,15 @@ impl PgWire {
         let reused = std::mem::replace(&mut self.reused, true);
         // Until ReadyForQuery the session's state is unknown.
         self.closed = true;
-        let sent = match self.io.write_all(request).await {
+        let led;
+        let bytes = match parse.filter(|_| !self.prepared) {
+            Some(parse) => {
+                led = [parse, request].concat();
+                &led[..]
+            }
+            None => request,
+        };
+        let sent = match self.io.write_all(bytes).await {
             Ok(()) => self.io.flush().await,
             Err(e) => Err(e),
         };
@@ -344,9 +372,17 @@ impl PgWire {
                     }
                     failed = Some(e);
                 }
+                b'1' => {
+                    // ParseComplete: in prepared mode, the named statement.
+                    self.prepared = true;
+                    self.buf.advance(size);
+                }
                 // BindComplete, CommandComplete, EmptyQueryResponse,
-                // PortalSuspended, and the asynchronous notices.
-                b'2' | b'C' | b'I' | b's' | b'N' | b'S' | b'A' => self.buf.advance(size),
+                // PortalSuspended, RowDescription and NoData (simple
+                // mode), and the asynchronous notices.
+                b'2' | b'C' | b'I' | b's' | b'T' | b'n' | b'N' | b'S' | b'A' => {
+                    self.buf.advance(size)
+                }
                 tag => {
                     return Err(RequestError::protocol(format!(
                         "unexpected message '{}' in an answer",
@@ -440,6 +476,7 @@ fn db_error(body: &backend::ErrorResponseBody) -> RequestError {
         unsent: false,
         message: format!("{message} ({code})"),
         code: None,
+        sqlstate: crate::SqlState::parse(&code),
     }
 }
 

@@ -268,6 +268,7 @@ pub fn classify(e: &redis::RedisError) -> RequestError {
         unsent: false,
         message: format!("redis: {e}"),
         code: None,
+        sqlstate: None,
     }
 }
 
