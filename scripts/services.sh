@@ -142,14 +142,22 @@ pg_init() {
     as_pg "$bin/initdb" -D "$dir/pg/data" -U "$PG_ROLE" --pwfile="$dir/pg/pwfile" \
         --auth-local=trust --auth-host=scram-sha-256 -E UTF8 >"$dir/pg/initdb.log" 2>&1 \
         || { cat "$dir/pg/initdb.log" >&2; die "initdb failed"; }
-    make_cert "$dir"
-    cp "$dir/tls/cert.pem" "$dir/tls/key.pem" "$dir/pg/data/"
-    [ "$(id -u)" -eq 0 ] && chown "$PG_USER_OS" "$dir/pg/data/cert.pem" "$dir/pg/data/key.pem"
+    make_more_certs "$dir"
+    cp "$dir/tls/cert.pem" "$dir/tls/key.pem" "$dir/tls/ca.pem" "$dir/pg/data/"
+    [ "$(id -u)" -eq 0 ] && chown "$PG_USER_OS" "$dir/pg/data/cert.pem" "$dir/pg/data/key.pem" "$dir/pg/data/ca.pem"
     chmod 600 "$dir/pg/data/key.pem"
+    # The role poolbench_cert also needs a client certificate the test CA
+    # signed (DIR/tls/client.pem); every other login is as before.
+    {
+        echo "hostssl all poolbench_cert 127.0.0.1/32 scram-sha-256 clientcert=verify-ca"
+        echo "host all poolbench_cert 127.0.0.1/32 reject"
+        cat "$dir/pg/data/pg_hba.conf"
+    } >"$dir/pg/hba" && cat "$dir/pg/hba" >"$dir/pg/data/pg_hba.conf"
     cat >>"$dir/pg/data/postgresql.conf" <<EOF
 ssl = on
 ssl_cert_file = 'cert.pem'
 ssl_key_file = 'key.pem'
+ssl_ca_file = 'ca.pem'
 max_connections = 300
 fsync = off
 synchronous_commit = off
@@ -158,8 +166,10 @@ shared_buffers = 64MB
 EOF
     pg_start "$dir"
     as_pg "$bin/psql" -h "$dir/pg/sock" -p "$port" -U "$PG_ROLE" -d postgres -qAt \
-        -c "CREATE DATABASE poolbench" >/dev/null
+        -c "CREATE DATABASE poolbench" \
+        -c "CREATE ROLE poolbench_cert LOGIN PASSWORD '$PG_PASSWORD'" >/dev/null
     echo "postgres://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$dir/pg/url"
+    echo "postgres://poolbench_cert:$PG_PASSWORD@127.0.0.1:$port/poolbench" >"$dir/pg/cert-url"
 }
 
 # SIGINT: fast shutdown; SIGQUIT: immediate (the database just goes away).
@@ -241,14 +251,14 @@ redis_start() {
     # Started again (redis-start): the same ports.
     port=$(cat "$dir/redis/port" 2>/dev/null || free_port)
     tls_port=$(cat "$dir/redis/tls-port" 2>/dev/null || free_port)
-    make_cert "$dir"
+    make_more_certs "$dir"
     mkdir -p "$dir/redis"
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/redis" --save '' \
         --appendonly no --daemonize yes --pidfile "$dir/redis/pid" \
         --logfile "$dir/redis/log" --maxclients 1000 \
         --tls-port "$tls_port" --tls-cert-file "$dir/tls/cert.pem" \
         --tls-key-file "$dir/tls/key.pem" --tls-ca-cert-file "$dir/tls/ca.pem" \
-        --tls-auth-clients no >/dev/null
+        --tls-auth-clients optional >/dev/null
     for _ in $(seq 1 100); do
         redis-cli -p "$port" ping >/dev/null 2>&1 && break
         sleep 0.05
@@ -289,7 +299,7 @@ mysql_init() {
     mkdir -p "$d/data"
     free_port >"$d/port"
     chmod 755 "$dir"
-    make_cert "$dir"
+    make_more_certs "$dir"
     cp "$dir/tls/ca.pem" "$dir/tls/cert.pem" "$dir/tls/key.pem" "$d/"
     [ "$(id -u)" -eq 0 ] && chown -R mysql "$d"
     as_mysql mariadb-install-db --no-defaults --datadir="$d/data" \
@@ -298,8 +308,11 @@ mysql_init() {
     mysql_start "$dir"
     mariadb -S "$d/sock" -uroot -e "CREATE DATABASE poolbench;
         CREATE USER '$PG_ROLE'@'%' IDENTIFIED BY '$PG_PASSWORD';
-        GRANT ALL ON poolbench.* TO '$PG_ROLE'@'%';" || die "MariaDB setup failed"
+        GRANT ALL ON poolbench.* TO '$PG_ROLE'@'%';
+        CREATE USER 'poolbench_cert'@'%' IDENTIFIED BY '$PG_PASSWORD' REQUIRE X509;
+        GRANT ALL ON poolbench.* TO 'poolbench_cert'@'%';" || die "MariaDB setup failed"
     echo "mysql://$PG_ROLE:$PG_PASSWORD@127.0.0.1:$(cat "$d/port")/poolbench" >"$d/url"
+    echo "mysql://poolbench_cert:$PG_PASSWORD@127.0.0.1:$(cat "$d/port")/poolbench" >"$d/cert-url"
 }
 
 mysql_stop() {
@@ -484,6 +497,9 @@ write_env() {
         [ -f "$dir/redis/tls-url" ] && echo "export POOLBENCH_REDISS_URL='$(cat "$dir/redis/tls-url")'"
         [ -f "$dir/tls/ca.pem" ] && echo "export POOLBENCH_TEST_CA='$dir/tls/ca.pem'"
         [ -f "$dir/mysql/url" ] && echo "export POOLBENCH_MYSQL_URL='$(cat "$dir/mysql/url")'"
+        # Logins that also need the client certificate (DIR/tls/client.pem).
+        [ -f "$dir/mysql/cert-url" ] && echo "export POOLBENCH_MYSQL_CERT_URL='$(cat "$dir/mysql/cert-url")'"
+        [ -f "$dir/pg/cert-url" ] && echo "export POOLBENCH_PG_CERT_URL='$(cat "$dir/pg/cert-url")'"
         [ -f "$dir/nginx/url" ] && echo "export POOLBENCH_NGINX_URL='$(cat "$dir/nginx/url")'"
         [ -f "$dir/nginx/h2c-url" ] && echo "export POOLBENCH_NGINX_H2C_URL='$(cat "$dir/nginx/h2c-url")'"
         [ -f "$dir/nginx/tls-url" ] && echo "export POOLBENCH_NGINX_TLS_URL='$(cat "$dir/nginx/tls-url")'"

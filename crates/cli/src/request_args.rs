@@ -143,8 +143,9 @@ pub(crate) struct RequestArgs {
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
     pub(crate) tls_resume: String,
 
-    /// https://, grpcs://, postgres:// (not yet rediss://, mysql://): present this client
-    /// certificate (PEM; with --key).
+    /// Every TLS target (https://, grpcs://, postgres://, rediss://,
+    /// mysql:// with ssl-mode): present this client certificate (PEM; with
+    /// --key).
     #[arg(long, value_name = "FILE", requires = "key")]
     pub(crate) cert: Option<PathBuf>,
 

@@ -12,6 +12,7 @@ mod turns;
 
 mod bad_input;
 mod bad_input_matrix;
+mod client_certs;
 mod commands;
 mod compare;
 mod database_access;

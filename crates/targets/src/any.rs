@@ -74,18 +74,22 @@ impl AnyTarget {
                 options.setup.as_deref(),
                 connect_timeout,
             )
+            .and_then(|t| t.with_client_cert(crate::tls::checked_client_files(options)?))
             .map(AnyTarget::Mysql)
             .map_err(|e| TargetError::Invalid(spec.redacted(), e)),
-            "redis" | "rediss" => RedisTarget::with_tls(
-                &spec.url,
-                addr,
-                options.command(),
-                options.insecure,
-                options.cacert.as_deref(),
-                connect_timeout,
-            )
-            .map(AnyTarget::Redis)
-            .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
+            "redis" | "rediss" => crate::tls::checked_client_files(options)
+                .and_then(|client| {
+                    RedisTarget::with_tls(
+                        &spec.url,
+                        addr,
+                        options.command(),
+                        options.insecure,
+                        (options.cacert.as_deref(), client),
+                        connect_timeout,
+                    )
+                })
+                .map(AnyTarget::Redis)
+                .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
             other => Err(TargetError::Scheme {
                 url: spec.url.clone(),
                 scheme: other.to_string(),

@@ -72,6 +72,13 @@ impl MysqlTarget {
         })
     }
 
+    /// With `client` (certificate and key files), sessions present that
+    /// certificate; TLS must be on (`ssl-mode` in the URL).
+    pub fn with_client_cert(mut self, client: Option<(&Path, &Path)>) -> Result<Self, String> {
+        self.opts = settings::with_client_identity(self.opts, client)?;
+        Ok(self)
+    }
+
     /// Open a session, within the connect timeout.
     pub async fn session(&self) -> Result<MysqlConn, RequestError> {
         match tokio::time::timeout(self.connect_timeout, Conn::new(self.opts.clone())).await {

@@ -3,7 +3,7 @@
 //! `VERIFY_CA`, `VERIFY_IDENTITY`) and `ssl-ca` read here, the rest by
 //! `mysql_async`; the password from the URL, else `MYSQL_PWD`, else
 //! `POOLBENCH_PASSWORD`.
-use mysql_async::{Opts, OptsBuilder, SslOpts};
+use mysql_async::{ClientIdentity, Opts, OptsBuilder, SslOpts};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -89,6 +89,25 @@ pub(crate) fn options(url: &str, addr: SocketAddr, cacert: Option<&Path>) -> Res
         .prefer_socket(false)
         .ssl_opts(ssl);
     Ok(builder.into())
+}
+
+/// `opts` whose sessions present the client certificate `client`.
+pub(crate) fn with_client_identity(
+    opts: Opts,
+    client: Option<(&Path, &Path)>,
+) -> Result<Opts, String> {
+    let Some((cert, key)) = client else {
+        return Ok(opts);
+    };
+    let Some(ssl) = opts.ssl_opts().cloned() else {
+        return Err(
+            "--cert and --key need TLS: add ssl-mode=REQUIRED, VERIFY_CA or VERIFY_IDENTITY to the URL"
+                .to_string(),
+        );
+    };
+    let identity = ClientIdentity::new(cert.to_path_buf().into(), key.to_path_buf().into());
+    let ssl = ssl.with_client_identity(Some(identity));
+    Ok(OptsBuilder::from_opts(opts).ssl_opts(ssl).into())
 }
 
 fn ssl_opts(mode: SslMode, ca: Option<PathBuf>) -> Result<SslOpts, String> {

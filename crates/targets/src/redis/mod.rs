@@ -12,6 +12,7 @@ use poolbench_pool::Connector;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionAddr, IntoConnectionInfo, Value};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
@@ -96,18 +97,20 @@ impl RedisTarget {
         command: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        Self::with_tls(url, addr, command, false, None, connect_timeout)
+        Self::with_tls(url, addr, command, false, (None, None), connect_timeout)
     }
 
     /// As [`RedisTarget::new`]; a `rediss://` URL's server certificate is
     /// accepted whatever it is when `insecure`, checked against the system's
-    /// roots or the PEM certificates in `cacert` otherwise.
+    /// roots or the PEM certificates in `cacert` otherwise; with `client`
+    /// (certificate and key files, PEM), the client presents that
+    /// certificate.
     pub fn with_tls(
         url: &str,
         addr: SocketAddr,
         command: &str,
         insecure: bool,
-        cacert: Option<&std::path::Path>,
+        (cacert, client): (Option<&Path>, Option<(&Path, &Path)>),
         connect_timeout: Duration,
     ) -> Result<Self, String> {
         let bad = |e: &dyn std::fmt::Display| format!("invalid Redis URL \"{url}\": {e}");
@@ -141,10 +144,13 @@ impl RedisTarget {
                     None => None,
                 };
                 let certs = redis::TlsCertificates {
-                    client_tls: None,
+                    client_tls: client_tls(client)?,
                     root_cert,
                 };
                 Client::build_with_tls(info, certs).map_err(|e| bad(&e))?
+            }
+            _ if client.is_some() => {
+                return Err("--cert and --key need TLS: a rediss:// URL".to_string());
             }
             _ => {
                 info.addr = ConnectionAddr::Tcp(addr.ip().to_string(), addr.port());
@@ -295,4 +301,18 @@ mod tests {
         );
         assert_eq!(t[2].rendered(7), b"7");
     }
+}
+
+/// The client certificate and key, read for the redis crate's TLS.
+fn client_tls(client: Option<(&Path, &Path)>) -> Result<Option<redis::ClientTlsConfig>, String> {
+    let Some((cert, key)) = client else {
+        return Ok(None);
+    };
+    let read = |p: &Path, flag: &str| {
+        std::fs::read(p).map_err(|e| format!("cannot read {flag} {}: {e}", p.display()))
+    };
+    Ok(Some(redis::ClientTlsConfig {
+        client_cert: read(cert, "--cert")?,
+        client_key: read(key, "--key")?,
+    }))
 }

@@ -82,3 +82,17 @@ pub(crate) fn pair<'a>(
         )),
     }
 }
+
+/// `--cert` and `--key` for a target whose client library reads the files
+/// itself (Redis, MySQL): checked here as for every TLS target (both
+/// given, readable, the key the certificate's), before any load.
+pub(crate) fn checked_client_files(
+    options: &crate::TargetOptions,
+) -> Result<Option<(&Path, &Path)>, String> {
+    let pair = pair(options.cert.as_deref(), options.key.as_deref()).map_err(|e| e.to_string())?;
+    if let Some((cert, key)) = pair {
+        let provider = rustls::crypto::ring::default_provider();
+        client_identity(cert, key, &provider).map_err(|e| e.to_string())?;
+    }
+    Ok(pair)
+}

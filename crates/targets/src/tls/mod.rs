@@ -3,6 +3,7 @@
 mod explain;
 mod facts;
 mod identity;
+pub(crate) use identity::checked_client_files;
 mod verify;
 
 use crate::{ErrorKind, RequestError, TargetError, TargetOptions, TargetSpec};
