@@ -277,7 +277,7 @@ fn bad_input_is_refused_before_any_load() {
 fn tune_answers_for_mysql_in_the_mysql_clients_settings() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["tune", &mysql_url(), "-c", "8", "--budget", "45s"])
+        .args(["tune", &mysql_url(), "-c", "8", "--budget", "75s"])
         .args(["--format", "json", "--quiet"])
         .output()
         .unwrap();
