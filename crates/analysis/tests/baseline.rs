@@ -47,6 +47,7 @@ fn every_check_has_a_fixture_test() {
         "reconnects",
         "stall",
         "target-saturated",
+        "tls-handshake-bound",
         "transaction-pooler",
         "unequal-caps",
     ];
