@@ -278,6 +278,20 @@ pub fn classify(e: &redis::RedisError) -> RequestError {
     }
 }
 
+/// The client certificate and key, read for the redis crate's TLS.
+fn client_tls(client: Option<(&Path, &Path)>) -> Result<Option<redis::ClientTlsConfig>, String> {
+    let Some((cert, key)) = client else {
+        return Ok(None);
+    };
+    let read = |p: &Path, flag: &str| {
+        std::fs::read(p).map_err(|e| format!("cannot read {flag} {}: {e}", p.display()))
+    };
+    Ok(Some(redis::ClientTlsConfig {
+        client_cert: read(cert, "--cert")?,
+        client_key: read(key, "--key")?,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,18 +315,4 @@ mod tests {
         );
         assert_eq!(t[2].rendered(7), b"7");
     }
-}
-
-/// The client certificate and key, read for the redis crate's TLS.
-fn client_tls(client: Option<(&Path, &Path)>) -> Result<Option<redis::ClientTlsConfig>, String> {
-    let Some((cert, key)) = client else {
-        return Ok(None);
-    };
-    let read = |p: &Path, flag: &str| {
-        std::fs::read(p).map_err(|e| format!("cannot read {flag} {}: {e}", p.display()))
-    };
-    Ok(Some(redis::ClientTlsConfig {
-        client_cert: read(cert, "--cert")?,
-        client_key: read(key, "--key")?,
-    }))
 }
