@@ -46,6 +46,16 @@ pg_bin() {
     return 1
 }
 
+# A process that still runs: a zombie counts as gone. A daemon that exits
+# is reaped by PID 1, which here may take seconds (or never come), and
+# kill -0 succeeds on a zombie.
+alive() {
+    local state
+    kill -0 "$1" 2>/dev/null || return 1
+    state=$(sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+    [ "$state" != Z ]
+}
+
 install_missing() {
     local want=()
     case $1 in pg | pgbouncer | all) ! pg_bin >/dev/null && want+=(postgresql postgresql-contrib) ;; esac
@@ -179,7 +189,7 @@ pg_stop() {
     pid=$(head -1 "$dir/pg/data/postmaster.pid")
     kill -"$signal" "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 300); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        alive "$pid" || return 0
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
@@ -237,7 +247,7 @@ pgbouncer_stop() {
         pid=$(cat "$dir/pgbouncer/$mode.pid")
         kill -INT "$pid" 2>/dev/null || continue
         for _ in $(seq 1 200); do
-            kill -0 "$pid" 2>/dev/null || break
+            alive "$pid" || break
             sleep 0.05
         done
         kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
@@ -321,7 +331,7 @@ mysql_stop() {
     pid=$(cat "$dir/mysql/pid")
     kill -"$signal" "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 400); do
-        kill -0 "$pid" 2>/dev/null || { rm -f "$dir/mysql/pid"; return 0; }
+        alive "$pid" || { rm -f "$dir/mysql/pid"; return 0; }
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
@@ -333,7 +343,7 @@ redis_stop() {
     pid=$(cat "$dir/redis/pid")
     kill -"$signal" "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        alive "$pid" || return 0
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
@@ -416,7 +426,7 @@ nginx_stop() {
     pid=$(cat "$dir/nginx/nginx.pid")
     kill -QUIT "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        alive "$pid" || return 0
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
@@ -475,7 +485,7 @@ prometheus_stop() {
     rm -f "$dir/prometheus/pid"
     kill -TERM "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
+        alive "$pid" || return 0
         sleep 0.05
     done
     kill -KILL "$pid" 2>/dev/null || true
