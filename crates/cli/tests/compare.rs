@@ -9,7 +9,7 @@ fn bin() -> Command {
 }
 
 /// A 3-rep run of one cell on the built-in server with this delay.
-fn result(name: &str, delay: &str) -> PathBuf {
+pub(crate) fn result(name: &str, delay: &str) -> PathBuf {
     let path =
         std::env::temp_dir().join(format!("poolbench-cmp-{name}-{}.json", std::process::id()));
     let out = bin()

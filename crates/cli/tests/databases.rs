@@ -2,25 +2,11 @@
 //! scripts/test.sh): every strategy, the library baselines, connection
 //! counts as the server sees them, and bad input.
 
-use crate::services::{self, pg_scalar, pg_url, redis_url, run_json};
+use crate::services::{
+    self, assert_all_cells_work, pg_scalar, pg_url, redis_url, run_json, EVERY_STRATEGY,
+};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-const EVERY_STRATEGY: &str = "per-request,shared,round-robin:3,least-loaded:3,pool:3,\
-elastic:2+2,take-or-create:3,partitioned:2x2,deadpool:3,bb8:3";
-
-fn assert_all_cells_work(result: &serde_json::Value, want: usize) {
-    let cells = result["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), want, "one cell per strategy");
-    for c in cells {
-        assert!(
-            c["ok"].as_u64().unwrap() > 0 && c["errors"]["total"] == 0,
-            "{} failed: {}",
-            c["strategy"],
-            c["errors"]
-        );
-    }
-}
 
 #[test]
 fn every_strategy_runs_against_postgres() {

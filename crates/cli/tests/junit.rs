@@ -2,6 +2,7 @@
 //! is validated against the JUnit schema (Jenkins' junit-4 XSD, shipped in
 //! the junit-report crate's source, which writes the XML) with xmllint, and
 //! each failure carries the figure the run's JSON holds.
+use crate::compare::result;
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -134,24 +135,7 @@ fn run_writes_a_case_per_slo_bound_per_cell_and_fails_the_ones_broken() {
 #[test]
 fn compare_writes_a_case_per_fail_if_bound_per_cell() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let run = |name: &str, delay: &str| {
-        let path = temp(name);
-        let out = bin()
-            .args([
-                "run", "-s", "pool:4", "-c", "4", "-d", "300ms", "--warmup", "100ms",
-            ])
-            .args(["--reps", "3", "--quiet", "--server-delay", delay, "-o"])
-            .arg(&path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        path
-    };
-    let (base, slow) = (run("base.json", "1ms"), run("slow.json", "8ms"));
+    let (base, slow) = (result("junit-base", "1ms"), result("junit-slow", "8ms"));
     let out = bin()
         .args([
             "compare",

@@ -8,14 +8,13 @@
 //! `tune` on MySQL is tested in tune.rs (the `alone` binary, where the
 //! search has the machine to itself).
 
-use crate::services::{mysql_url, redis_url, run_json, test_ca, OwnMysql, Serve};
+use crate::services::{
+    assert_all_cells_work, mysql_url, redis_url, run_json, test_ca, OwnMysql, Serve, EVERY_STRATEGY,
+};
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-const EVERY_STRATEGY: &str = "per-request,shared,round-robin:3,least-loaded:3,pool:3,\
-elastic:2+2,take-or-create:3,partitioned:2x2,deadpool:3,bb8:3,mysql-async:3";
 
 /// A short closed-loop run of `url` with `extra` (pool:3, c=4, 500 ms
 /// unless it says otherwise), as JSON.
@@ -30,19 +29,6 @@ fn run(url: &str, extra: &[&str]) -> Value {
     run_json(&args)
 }
 
-fn assert_all_cells_work(result: &Value, want: usize) {
-    let cells = result["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), want, "one cell per strategy");
-    for c in cells {
-        assert!(
-            c["ok"].as_u64().unwrap() > 0 && c["errors"]["total"] == 0,
-            "{} failed: {}",
-            c["strategy"],
-            c["errors"]
-        );
-    }
-}
-
 /// A table name of this test process's own.
 fn table(name: &str) -> String {
     format!("pb_{name}_{}", std::process::id())
@@ -51,7 +37,8 @@ fn table(name: &str) -> String {
 #[test]
 fn every_strategy_and_the_clients_own_pool_run_against_mariadb() {
     let url = mysql_url();
-    let r = run(&url, &["-s", EVERY_STRATEGY, "-c", "6", "-d", "700ms"]);
+    let every = format!("{EVERY_STRATEGY},mysql-async:3");
+    let r = run(&url, &["-s", &every, "-c", "6", "-d", "700ms"]);
     assert_all_cells_work(&r, 11);
     let strategies: Vec<&str> = r["cells"]
         .as_array()

@@ -330,3 +330,22 @@ pub fn pgbouncer_session_url() -> String {
 pub fn pgbouncer_tx_url() -> String {
     env_url("POOLBENCH_PGBOUNCER_TX_URL")
 }
+
+/// Every strategy of a database target at size 3 (2+2, 2x2), the library
+/// baselines included.
+pub const EVERY_STRATEGY: &str = "per-request,shared,round-robin:3,least-loaded:3,pool:3,\
+elastic:2+2,take-or-create:3,partitioned:2x2,deadpool:3,bb8:3";
+
+/// `want` cells, each with successful requests and no error.
+pub fn assert_all_cells_work(result: &serde_json::Value, want: usize) {
+    let cells = result["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), want, "one cell per strategy");
+    for c in cells {
+        assert!(
+            c["ok"].as_u64().unwrap() > 0 && c["errors"]["total"] == 0,
+            "{} failed: {}",
+            c["strategy"],
+            c["errors"]
+        );
+    }
+}
