@@ -359,6 +359,7 @@ nginx_start() {
     tls=$(free_port)
     self=$(free_port)
     mtls=$(free_port)
+    tls12=$(free_port)
     make_more_certs "$dir"
     mkdir -p "$d/logs"
     cat >"$d/nginx.conf" <<CONF
@@ -406,6 +407,14 @@ http {
         ssl_client_certificate $t/ca.pem;
         location / { return 200 "hello, world\n"; }
     }
+    # TLS 1.2 only: resumption by session ID or ticket, no key exchange.
+    server {
+        listen 127.0.0.1:$tls12 ssl http2;
+        ssl_protocols TLSv1.2;
+        ssl_certificate $t/cert.pem;
+        ssl_certificate_key $t/key.pem;
+        location / { return 200 "hello, world\n"; }
+    }
 }
 CONF
     nginx -p "$d" -c "$d/nginx.conf" >/dev/null 2>&1 || die "nginx did not start (see $d/logs/error.log)"
@@ -418,6 +427,7 @@ CONF
     echo "https://localhost:$tls/" >"$d/tls-url"
     echo "https://localhost:$self/" >"$d/self-url"
     echo "https://localhost:$mtls/" >"$d/mtls-url"
+    echo "https://localhost:$tls12/" >"$d/tls12-url"
 }
 
 nginx_stop() {
@@ -515,6 +525,7 @@ write_env() {
         [ -f "$dir/nginx/tls-url" ] && echo "export POOLBENCH_NGINX_TLS_URL='$(cat "$dir/nginx/tls-url")'"
         [ -f "$dir/nginx/self-url" ] && echo "export POOLBENCH_NGINX_SELF_URL='$(cat "$dir/nginx/self-url")'"
         [ -f "$dir/nginx/mtls-url" ] && echo "export POOLBENCH_NGINX_MTLS_URL='$(cat "$dir/nginx/mtls-url")'"
+        [ -f "$dir/nginx/tls12-url" ] && echo "export POOLBENCH_NGINX_TLS12_URL='$(cat "$dir/nginx/tls12-url")'"
         [ -f "$dir/tls/self.pem" ] && echo "export POOLBENCH_TEST_SELF_SIGNED='$dir/tls/self.pem'"
         [ -f "$dir/tls/client.pem" ] && echo "export POOLBENCH_TEST_CLIENT_CERT='$dir/tls/client.pem'"
         [ -f "$dir/tls/client-key.pem" ] && echo "export POOLBENCH_TEST_CLIENT_KEY='$dir/tls/client-key.pem'"

@@ -138,8 +138,9 @@ pub(crate) struct RequestArgs {
 
     /// Every TLS target: resume TLS sessions across the run's connections
     /// (TLS 1.3 tickets, TLS 1.2 session IDs and tickets), as browsers, Go,
-    /// Java and curl do. rediss:// and mysql:// resume as their client
-    /// libraries do, whatever this says.
+    /// Java and curl do; off: every connection pays a full handshake.
+    /// Handshakes are counted per cell (full, resumed), except on mysql://,
+    /// whose client library does not expose them.
     #[arg(long, value_name = "on|off", default_value = "on", value_parser = ["on", "off"])]
     pub(crate) tls_resume: String,
 

@@ -116,3 +116,51 @@ fn rediss_presents_the_certificate_given_and_the_server_checks_it() {
         "need TLS",
     );
 }
+
+/// The handshakes of a per-request run against `url`, resumption as told.
+fn handshakes(url: &str, resume: &str, extra: &[&str]) -> (u64, u64) {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", url, "-s", "per-request", "-c", "2", "-d", "400ms"])
+        .args(["--warmup", "0s", "--quiet", "--format", "json"])
+        .args(["--tls-resume", resume])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = &r["cells"][0];
+    assert_eq!(cell["errors"]["total"], 0, "{cell}");
+    let tls = &cell["tls"];
+    assert_eq!(tls["resumption"], resume == "on", "{cell}");
+    (
+        tls["full"].as_u64().unwrap(),
+        tls["resumed"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn rediss_resumes_sessions_unless_told_not_to() {
+    let (_, _, ca, _) = files();
+    let url = env("POOLBENCH_REDISS_URL");
+    let (full, resumed) = handshakes(&url, "on", &["--cacert", &ca]);
+    // A connection per request: all but the first few resume.
+    assert!(
+        resumed > 10 && resumed > 4 * full,
+        "{full} full, {resumed} resumed"
+    );
+    let (full, resumed) = handshakes(&url, "off", &["--cacert", &ca]);
+    assert!(full > 10 && resumed == 0, "{full} full, {resumed} resumed");
+}
+
+#[test]
+fn mysql_runs_with_resumption_off_too() {
+    let (_, _, ca, _) = files();
+    let url = format!("{}?ssl-mode=VERIFY_IDENTITY", env("POOLBENCH_MYSQL_URL"));
+    for resume in ["on", "off"] {
+        served(run(&url, &["--cacert", &ca, "--tls-resume", resume]));
+    }
+}

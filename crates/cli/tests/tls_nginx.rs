@@ -83,6 +83,17 @@ fn http1_over_tls_resumes_too() {
 }
 
 #[test]
+fn tls_1_2_resumes_by_session_id_or_ticket() {
+    let nginx = nginx_tls();
+    let (on, opened) = tls_of(&per_request(&nginx.tls12_url, "on", &[]));
+    assert_eq!(on["versions"]["TLSv1_2"].as_u64(), Some(opened), "{on}");
+    assert!(count(&on, "resumed") > count(&on, "full"), "{on}");
+    let (off, opened) = tls_of(&per_request(&nginx.tls12_url, "off", &[]));
+    assert_eq!(count(&off, "full"), opened, "{off}");
+    assert_eq!(count(&off, "resumed"), 0, "{off}");
+}
+
+#[test]
 fn a_self_signed_certificate_marked_as_a_ca_is_trusted_when_given_in_cacert() {
     let nginx = nginx_tls();
     let r = run_json(&[

@@ -75,16 +75,16 @@ impl AnyTarget {
                 connect_timeout,
             )
             .and_then(|t| t.with_client_cert(crate::tls::checked_client_files(options)?))
+            .map(|t| t.with_tls_resume(options.tls_resume == poolbench_model::TlsResume::On))
             .map(AnyTarget::Mysql)
             .map_err(|e| TargetError::Invalid(spec.redacted(), e)),
             "redis" | "rediss" => crate::tls::checked_client_files(options)
-                .and_then(|client| {
-                    RedisTarget::with_tls(
+                .and_then(|_| {
+                    RedisTarget::with_options(
                         &spec.url,
                         addr,
                         options.command(),
-                        options.insecure,
-                        (options.cacert.as_deref(), client),
+                        options,
                         connect_timeout,
                     )
                 })
@@ -219,6 +219,7 @@ impl Target for AnyTarget {
             AnyTarget::Https(t) => t.tls_facts(),
             AnyTarget::Grpc(t) => t.tls_facts(),
             AnyTarget::Postgres(t, _) => t.tls_facts(),
+            AnyTarget::Redis(t) => t.tls_facts(),
             _ => None,
         }
     }

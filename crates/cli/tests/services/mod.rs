@@ -60,6 +60,8 @@ pub struct NginxTls {
     pub url: String,
     pub self_signed_url: String,
     pub mtls_url: String,
+    /// A server that speaks TLS 1.2 only.
+    pub tls12_url: String,
     pub self_signed: String,
     pub client_cert: String,
     pub client_key: String,
@@ -71,6 +73,7 @@ pub fn nginx_tls() -> NginxTls {
         url: env_url("POOLBENCH_NGINX_TLS_URL"),
         self_signed_url: env_url("POOLBENCH_NGINX_SELF_URL"),
         mtls_url: env_url("POOLBENCH_NGINX_MTLS_URL"),
+        tls12_url: env_url("POOLBENCH_NGINX_TLS12_URL"),
         self_signed: env_url("POOLBENCH_TEST_SELF_SIGNED"),
         client_cert: env_url("POOLBENCH_TEST_CLIENT_CERT"),
         client_key: env_url("POOLBENCH_TEST_CLIENT_KEY"),

@@ -5,6 +5,7 @@
 mod errors;
 mod pool;
 mod settings;
+mod tls;
 
 use crate::library::ClientPool;
 use crate::sql_params::{Params, TextParam};
@@ -29,6 +30,8 @@ pub struct MysqlTarget {
     setup: Option<Arc<str>>,
     addr: SocketAddr,
     connect_timeout: Duration,
+    /// With TLS on (`ssl-mode`): resume sessions across connections.
+    tls_resume: bool,
 }
 
 /// One MySQL session, with the target's statement once it is prepared on
@@ -64,6 +67,7 @@ impl MysqlTarget {
     ) -> Result<Self, String> {
         Ok(MysqlTarget {
             opts: settings::options(url, addr, cacert)?,
+            tls_resume: true,
             query: query.into(),
             params: Params::parse(params)?,
             setup: setup.map(Into::into),
@@ -79,9 +83,17 @@ impl MysqlTarget {
         Ok(self)
     }
 
+    /// With TLS on, resume sessions across the run's connections (the
+    /// default) or never (`--tls-resume off`).
+    pub fn with_tls_resume(mut self, resume: bool) -> Self {
+        self.tls_resume = resume;
+        self
+    }
+
     /// Open a session, within the connect timeout.
     pub async fn session(&self) -> Result<MysqlConn, RequestError> {
-        match tokio::time::timeout(self.connect_timeout, Conn::new(self.opts.clone())).await {
+        let opts = tls::session_options(&self.opts, self.tls_resume);
+        match tokio::time::timeout(self.connect_timeout, Conn::new(opts)).await {
             Ok(r) => r.map(MysqlConn::new).map_err(|e| errors::classify(&e)),
             Err(_) => Err(RequestError::broken(
                 ErrorKind::Timeout,

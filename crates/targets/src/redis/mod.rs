@@ -6,13 +6,17 @@
 //!
 //! The multiplexed connection pipelines: several callers may send on one
 //! connection at once, so `shared` and the other slot strategies multiplex it.
+mod dial;
+mod errors;
+pub use errors::classify;
+
 use crate::template::Template;
-use crate::{ErrorKind, Reply, RequestError, Target};
+use crate::tls::TlsClient;
+use crate::{Reply, RequestError, Target, TargetOptions};
 use poolbench_pool::Connector;
 use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionAddr, IntoConnectionInfo, Value};
+use redis::{Cmd, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, Value};
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +27,10 @@ pub const PIPELINE_DEPTH: usize = 1024;
 /// Opens connections to one Redis server and sends one command per request.
 #[derive(Clone)]
 pub struct RedisTarget {
-    client: Client,
+    info: Arc<RedisConnectionInfo>,
+    addr: SocketAddr,
+    /// `rediss://`: the run's TLS client (one session store).
+    tls: Option<TlsClient>,
     command: Arc<Cmd>,
     /// The arguments as templates, when one of them varies.
     varying: Option<Arc<[Template]>>,
@@ -97,20 +104,25 @@ impl RedisTarget {
         command: &str,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        Self::with_tls(url, addr, command, false, (None, None), connect_timeout)
+        Self::with_options(
+            url,
+            addr,
+            command,
+            &TargetOptions::default(),
+            connect_timeout,
+        )
     }
 
-    /// As [`RedisTarget::new`]; a `rediss://` URL's server certificate is
-    /// accepted whatever it is when `insecure`, checked against the system's
-    /// roots or the PEM certificates in `cacert` otherwise; with `client`
-    /// (certificate and key files, PEM), the client presents that
-    /// certificate.
-    pub fn with_tls(
+    /// As [`RedisTarget::new`], with the command line's TLS settings for a
+    /// `rediss://` URL: the server's certificate accepted whatever it is
+    /// with `--insecure` (or the URL's `#insecure`), checked against the
+    /// system's roots and `--cacert` otherwise; `--cert`/`--key` presented;
+    /// sessions resumed across connections unless `--tls-resume off`.
+    pub fn with_options(
         url: &str,
         addr: SocketAddr,
         command: &str,
-        insecure: bool,
-        (cacert, client): (Option<&Path>, Option<(&Path, &Path)>),
+        options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
         let bad = |e: &dyn std::fmt::Display| format!("invalid Redis URL \"{url}\": {e}");
@@ -121,44 +133,19 @@ impl RedisTarget {
                 .ok()
                 .filter(|p| !p.is_empty());
         }
-        let client = match info.addr {
-            ConnectionAddr::TcpTls {
-                ref host,
-                insecure: url_insecure,
-                ..
-            } => {
-                // The redis crate builds its TLS settings on the process's
-                // provider: rustls's ring, as everywhere in poolbench.
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                info.addr = ConnectionAddr::TcpTls {
-                    host: host.clone(),
-                    port: addr.port(),
-                    insecure: insecure || url_insecure,
-                    tls_params: None,
-                };
-                let root_cert = match cacert {
-                    Some(path) => Some(
-                        std::fs::read(path)
-                            .map_err(|e| format!("cannot read --cacert {}: {e}", path.display()))?,
-                    ),
-                    None => None,
-                };
-                let certs = redis::TlsCertificates {
-                    client_tls: client_tls(client)?,
-                    root_cert,
-                };
-                Client::build_with_tls(info, certs).map_err(|e| bad(&e))?
+        let tls = match &info.addr {
+            ConnectionAddr::TcpTls { host, insecure, .. } => {
+                Some(dial::tls_client(host, *insecure, options)?)
             }
-            _ if client.is_some() => {
+            _ if options.cert.is_some() || options.key.is_some() => {
                 return Err("--cert and --key need TLS: a rediss:// URL".to_string());
             }
-            _ => {
-                info.addr = ConnectionAddr::Tcp(addr.ip().to_string(), addr.port());
-                Client::open(info).map_err(|e| bad(&e))?
-            }
+            _ => None,
         };
         Ok(RedisTarget {
-            client,
+            info: Arc::new(info.redis),
+            addr,
+            tls,
             command: Arc::new(parse_command(command)?),
             varying: templates(command)?,
             seq: Arc::new(AtomicU64::new(0)),
@@ -171,6 +158,11 @@ impl RedisTarget {
     pub fn command(&self) -> &str {
         &self.text
     }
+
+    /// The run's TLS handshakes so far (`rediss://`).
+    pub fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        self.tls.as_ref().map(TlsClient::facts)
+    }
 }
 
 impl Connector for RedisTarget {
@@ -178,23 +170,17 @@ impl Connector for RedisTarget {
     type Error = RequestError;
 
     async fn connect(&self) -> Result<RedisConn, RequestError> {
-        let config = AsyncConnectionConfig::new().set_connection_timeout(self.connect_timeout);
-        let connect = self
-            .client
-            .get_multiplexed_async_connection_with_config(&config);
-        // The crate's own timeout covers the TCP connect; this one also
-        // covers the handshake (AUTH, SELECT).
-        match tokio::time::timeout(self.connect_timeout * 2, connect).await {
-            Ok(Ok(conn)) => Ok(RedisConn {
-                conn,
-                broken: Arc::new(AtomicBool::new(false)),
-            }),
-            Ok(Err(e)) => Err(classify(&e)),
-            Err(_) => Err(RequestError::broken(
-                ErrorKind::Timeout,
-                "connect to Redis: timed out",
-            )),
-        }
+        let conn = dial::connect(
+            &self.info,
+            self.addr,
+            self.tls.as_ref(),
+            self.connect_timeout,
+        )
+        .await?;
+        Ok(RedisConn {
+            conn,
+            broken: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     fn is_broken(&self, conn: &mut RedisConn) -> bool {
@@ -239,6 +225,10 @@ impl Target for RedisTarget {
             }
         }
     }
+
+    fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
+        RedisTarget::tls_facts(self)
+    }
 }
 
 /// Payload bytes of a reply (strings and their nesting).
@@ -249,47 +239,6 @@ fn value_bytes(v: &Value) -> u64 {
         Value::Array(items) | Value::Set(items) => items.iter().map(value_bytes).sum(),
         _ => 0,
     }
-}
-
-/// Count a Redis error by kind. An error the server answered with leaves the
-/// connection usable.
-pub fn classify(e: &redis::RedisError) -> RequestError {
-    use redis::ErrorKind as K;
-    let (kind, broken) = if e.is_timeout() {
-        (ErrorKind::Timeout, true)
-    } else if e.is_connection_refusal() {
-        (ErrorKind::Refused, true)
-    } else if e.is_io_error() || e.is_connection_dropped() || e.is_unrecoverable_error() {
-        (ErrorKind::Reset, true)
-    } else {
-        match e.kind() {
-            K::ParseError | K::TypeError => (ErrorKind::Protocol, false),
-            K::AuthenticationFailed | K::InvalidClientConfig => (ErrorKind::Status, true),
-            _ => (ErrorKind::Status, false),
-        }
-    };
-    RequestError {
-        kind,
-        broken,
-        unsent: false,
-        message: format!("redis: {e}"),
-        code: None,
-        sqlstate: None,
-    }
-}
-
-/// The client certificate and key, read for the redis crate's TLS.
-fn client_tls(client: Option<(&Path, &Path)>) -> Result<Option<redis::ClientTlsConfig>, String> {
-    let Some((cert, key)) = client else {
-        return Ok(None);
-    };
-    let read = |p: &Path, flag: &str| {
-        std::fs::read(p).map_err(|e| format!("cannot read {flag} {}: {e}", p.display()))
-    };
-    Ok(Some(redis::ClientTlsConfig {
-        client_cert: read(cert, "--cert")?,
-        client_key: read(key, "--key")?,
-    }))
 }
 
 #[cfg(test)]

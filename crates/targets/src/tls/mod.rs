@@ -154,6 +154,12 @@ impl TlsClient {
         Ok(client)
     }
 
+    /// This client, for the server named `name`.
+    pub(crate) fn named(mut self, name: ServerName<'static>) -> TlsClient {
+        self.name = Some(name);
+        self
+    }
+
     /// The handshake with the URL's host over `tcp` (see [`TlsClient::for_url`]).
     pub(crate) async fn handshake_tcp(
         &self,
