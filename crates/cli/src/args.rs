@@ -294,7 +294,8 @@ pub(crate) struct RunArgs {
     pub(crate) connect_timeout: Duration,
 
     /// Load-generator threads. [default: number of cores] With postgres://
-    /// and a strategy that leases connections exclusively, closed-loop
+    /// (or redis:// over plain TCP) and a strategy that leases connections
+    /// exclusively, closed-loop
     /// workers are dealt over this many threads with an I/O driver each
     /// (as pgbench -j); otherwise they share one multi-thread runtime. With
     /// --rate, one of them is the pacing thread (at least one runs requests).

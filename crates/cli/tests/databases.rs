@@ -457,3 +457,39 @@ fn redis_commands_take_quotes_and_vary_their_keys() {
     del.push(&spaced);
     redis_cli(&url, &del);
 }
+
+/// The database the URL names is the one written to, by the sessions the
+/// exclusive pools drive (SELECT when they open) as by the crate's
+/// multiplexed connection the slot strategies share; both count a PONG's
+/// four bytes.
+#[test]
+fn redis_sessions_select_the_urls_database() {
+    let url = redis_url();
+    let in_db5 = format!("{}/5", url.trim_end_matches('/'));
+    for strategy in ["pool:2", "shared"] {
+        let key = format!("pb{}:{}", std::process::id(), strategy.replace(':', ""));
+        let set = format!("SET {key} v-{strategy}");
+        let r = run_json(&[
+            "run",
+            &in_db5,
+            "--command",
+            &set,
+            "-s",
+            strategy,
+            "-c",
+            "2",
+            "-d",
+            "200ms",
+        ]);
+        assert_eq!(r["cells"][0]["errors"]["total"], 0, "{strategy}");
+        assert!(r["cells"][0]["ok"].as_u64().unwrap() > 0, "{strategy}");
+        let get = |db: &str| redis_cli(&url, &["-n", db, "GET", &key]).trim().to_string();
+        assert_eq!(get("5"), format!("v-{strategy}"), "{strategy}");
+        assert_eq!(get("0"), "", "{strategy} wrote to database 0");
+        redis_cli(&url, &["-n", "5", "DEL", &key]);
+        let r = run_json(&["run", &url, "-s", strategy, "-c", "2", "-n", "100"]);
+        let c = &r["cells"][0];
+        let requests = c["requests"].as_u64().unwrap();
+        assert_eq!(c["body_bytes"].as_u64(), Some(4 * requests), "{strategy}");
+    }
+}

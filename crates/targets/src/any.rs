@@ -8,7 +8,7 @@ use crate::library::{ClientPool, Wrapped};
 use crate::mysql::{MysqlConn, MysqlTarget};
 use crate::postgres::PostgresTarget;
 use crate::postgres::{PgConnection, PgTarget};
-use crate::redis::{RedisConn, RedisTarget};
+use crate::redis::{RedisConnection, RedisLoad, RedisTarget};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::net::SocketAddr;
@@ -24,7 +24,7 @@ pub enum AnyTarget {
     Grpc(GrpcTarget),
     Postgres(PgTarget, Option<String>),
     Mysql(MysqlTarget),
-    Redis(RedisTarget),
+    Redis(RedisLoad),
 }
 
 /// A connection opened by an [`AnyTarget`].
@@ -35,7 +35,7 @@ pub enum AnyConn {
     Grpc(GrpcConn),
     Postgres(PgConnection),
     Mysql(MysqlConn),
-    Redis(RedisConn),
+    Redis(RedisConnection),
 }
 
 impl AnyTarget {
@@ -88,7 +88,7 @@ impl AnyTarget {
                         connect_timeout,
                     )
                 })
-                .map(AnyTarget::Redis)
+                .map(|t| AnyTarget::Redis(RedisLoad::new(t)))
                 .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
             other => Err(TargetError::Scheme {
                 url: spec.url.clone(),
@@ -142,6 +142,7 @@ impl Connector for AnyTarget {
             AnyTarget::Postgres(t, _) => {
                 Box::pin(t.connect_exclusive()).await.map(AnyConn::Postgres)
             }
+            AnyTarget::Redis(t) => t.connect_exclusive().await.map(AnyConn::Redis),
             _ => self.connect().await,
         }
     }
@@ -181,7 +182,11 @@ impl Target for AnyTarget {
     }
 
     fn follows_holder(&self) -> bool {
-        matches!(self, AnyTarget::Postgres(..))
+        match self {
+            AnyTarget::Postgres(..) => true,
+            AnyTarget::Redis(t) => t.follows_holder(),
+            _ => false,
+        }
     }
 
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {

@@ -32,3 +32,8 @@ pub fn http2_frames(data: &[u8]) {
 pub fn postgres_messages(data: &[u8]) {
     crate::postgres::wire::read_any(data);
 }
+
+/// Redis replies (RESP2 and RESP3).
+pub fn redis_replies(data: &[u8]) {
+    crate::redis::resp::read_any(data);
+}

@@ -1,267 +1,130 @@
-//! Redis over the `redis` crate's multiplexed connection: one command per
-//! request (`PING` unless told otherwise). The command is split as a shell
-//! would (`SET "a key" 'a value'`); an argument may hold `{seq}` or
-//! `{random:A..B}`, rendered per request, so a cache or a single hot key
-//! cannot flatter the pool.
-//!
-//! The multiplexed connection pipelines: several callers may send on one
-//! connection at once, so `shared` and the other slot strategies multiplex it.
+//! `redis://` under load: exclusive pools get sessions their holder drives
+//! alone ([`wire`]: one write and one read per command, as
+//! redis-benchmark), over plain TCP in RESP2; the slot strategies, and TLS
+//! or RESP3 sessions, get the redis crate's multiplexed connection
+//! ([`client`]), which pipelines the commands of several holders over one
+//! connection through its driver task.
+mod client;
 mod dial;
 mod errors;
+pub(crate) mod resp;
+mod wire;
+
+use crate::{Reply, RequestError, Target};
+use bytes::Bytes;
+pub use client::{parse_command, RedisConn, RedisTarget, PIPELINE_DEPTH};
 pub use errors::classify;
-
-use crate::template::Template;
-use crate::tls::TlsClient;
-use crate::{Reply, RequestError, Target, TargetOptions};
 use poolbench_pool::Connector;
-use redis::aio::MultiplexedConnection;
-use redis::{Cmd, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, Value};
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
-use std::time::Duration;
+pub use wire::RespWire;
+use wire::WireSettings;
 
-/// Requests one connection carries at once when shared.
-pub const PIPELINE_DEPTH: usize = 1024;
-
-/// Opens connections to one Redis server and sends one command per request.
-#[derive(Clone)]
-pub struct RedisTarget {
-    info: Arc<RedisConnectionInfo>,
-    addr: SocketAddr,
-    /// `rediss://`: the run's TLS client (one session store).
-    tls: Option<TlsClient>,
-    command: Arc<Cmd>,
-    /// The arguments as templates, when one of them varies.
-    varying: Option<Arc<[Template]>>,
-    seq: Arc<AtomicU64>,
-    text: Arc<str>,
-    connect_timeout: Duration,
+/// Opens Redis connections of either kind and sends one command per
+/// request.
+#[derive(Clone, Debug)]
+pub struct RedisLoad {
+    pipelined: RedisTarget,
+    /// How sessions start, when they can serve the target.
+    wire: Option<WireSettings>,
+    /// The sessions' request, encoded once when the command is fixed.
+    request: Option<Bytes>,
 }
 
-impl std::fmt::Debug for RedisTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisTarget")
-            .field("command", &self.text)
-            .finish_non_exhaustive()
-    }
+/// A Redis connection of either kind.
+pub enum RedisConnection {
+    /// The redis crate's multiplexed connection (or a handle to one).
+    Pipelined(RedisConn),
+    /// A session driven by its holder (boxed: it keeps its read buffer).
+    Wire(Box<RespWire>),
 }
 
-/// One Redis connection (a handle to it: handles share the socket).
-#[derive(Clone)]
-pub struct RedisConn {
-    conn: MultiplexedConnection,
-    broken: Arc<AtomicBool>,
-}
-
-impl RedisConn {
-    /// The connection, for callers that send other commands.
-    pub fn connection(&mut self) -> &mut MultiplexedConnection {
-        &mut self.conn
-    }
-
-    /// Never hand this connection (or its other handles) out again.
-    pub fn mark_broken(&self) {
-        self.broken.store(true, Relaxed);
-    }
-}
-
-/// Split `GET key` into a command and its arguments, quotes as a shell
-/// reads them.
-pub fn parse_command(text: &str) -> Result<Cmd, String> {
-    let words = split_command(text)?;
-    let mut cmd = redis::cmd(&words[0]);
-    for w in &words[1..] {
-        cmd.arg(w);
-    }
-    Ok(cmd)
-}
-
-fn split_command(text: &str) -> Result<Vec<String>, String> {
-    let words = shlex::split(text)
-        .ok_or_else(|| format!("invalid Redis command \"{text}\": unbalanced quotes"))?;
-    if words.is_empty() {
-        return Err("empty Redis command".to_string());
-    }
-    Ok(words)
-}
-
-/// The command's words as templates, if any of them varies.
-fn templates(text: &str) -> Result<Option<Arc<[Template]>>, String> {
-    let words: Vec<Template> = split_command(text)?
-        .iter()
-        .map(|w| Template::parse(w.as_bytes()))
-        .collect::<Result<_, _>>()?;
-    Ok((!words.iter().all(Template::is_fixed)).then(|| words.into()))
-}
-
-impl RedisTarget {
-    /// A target for the `redis://` URL `url`, resolved to `addr`, sending
-    /// `command` (e.g. `PING`, `GET key`).
-    pub fn new(
-        url: &str,
-        addr: SocketAddr,
-        command: &str,
-        connect_timeout: Duration,
-    ) -> Result<Self, String> {
-        Self::with_options(
-            url,
-            addr,
-            command,
-            &TargetOptions::default(),
-            connect_timeout,
-        )
-    }
-
-    /// As [`RedisTarget::new`], with the command line's TLS settings for a
-    /// `rediss://` URL: the server's certificate accepted whatever it is
-    /// with `--insecure` (or the URL's `#insecure`), checked against the
-    /// system's roots and `--cacert` otherwise; `--cert`/`--key` presented;
-    /// sessions resumed across connections unless `--tls-resume off`.
-    pub fn with_options(
-        url: &str,
-        addr: SocketAddr,
-        command: &str,
-        options: &TargetOptions,
-        connect_timeout: Duration,
-    ) -> Result<Self, String> {
-        let bad = |e: &dyn std::fmt::Display| format!("invalid Redis URL \"{url}\": {e}");
-        let mut info = url.into_connection_info().map_err(|e| bad(&e))?;
-        if info.redis.password.is_none() {
-            // The password may stay off the command line.
-            info.redis.password = std::env::var("POOLBENCH_PASSWORD")
-                .ok()
-                .filter(|p| !p.is_empty());
+impl RedisLoad {
+    /// The load target over `pipelined`'s server and command.
+    pub fn new(pipelined: RedisTarget) -> RedisLoad {
+        RedisLoad {
+            wire: pipelined.wire_settings(),
+            request: pipelined.fixed_request(),
+            pipelined,
         }
-        let tls = match &info.addr {
-            ConnectionAddr::TcpTls { host, insecure, .. } => {
-                Some(dial::tls_client(host, *insecure, options)?)
-            }
-            _ if options.cert.is_some() || options.key.is_some() => {
-                return Err("--cert and --key need TLS: a rediss:// URL".to_string());
-            }
-            _ => None,
-        };
-        Ok(RedisTarget {
-            info: Arc::new(info.redis),
-            addr,
-            tls,
-            command: Arc::new(parse_command(command)?),
-            varying: templates(command)?,
-            seq: Arc::new(AtomicU64::new(0)),
-            text: command.into(),
-            connect_timeout,
-        })
     }
 
     /// The command sent with each request, as given.
     pub fn command(&self) -> &str {
-        &self.text
+        self.pipelined.command()
     }
 
-    /// The run's TLS handshakes so far (`rediss://`).
-    pub fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
-        self.tls.as_ref().map(TlsClient::facts)
+    /// Sessions driven by their holder serve the exclusive strategies.
+    pub fn has_sessions(&self) -> bool {
+        self.wire.is_some()
     }
 }
 
-impl Connector for RedisTarget {
-    type Conn = RedisConn;
+impl Connector for RedisLoad {
+    type Conn = RedisConnection;
     type Error = RequestError;
 
-    async fn connect(&self) -> Result<RedisConn, RequestError> {
-        let conn = dial::connect(
-            &self.info,
-            self.addr,
-            self.tls.as_ref(),
-            self.connect_timeout,
-        )
-        .await?;
-        Ok(RedisConn {
-            conn,
-            broken: Arc::new(AtomicBool::new(false)),
-        })
+    async fn connect(&self) -> Result<RedisConnection, RequestError> {
+        self.pipelined
+            .connect()
+            .await
+            .map(RedisConnection::Pipelined)
     }
 
-    fn is_broken(&self, conn: &mut RedisConn) -> bool {
-        conn.broken.load(Relaxed)
-    }
-
-    fn streams(&self, _conn: &RedisConn) -> usize {
-        PIPELINE_DEPTH
-    }
-
-    fn share(&self, conn: &RedisConn) -> Option<RedisConn> {
-        Some(conn.clone())
-    }
-}
-
-impl Target for RedisTarget {
-    async fn send(&self, conn: &mut RedisConn) -> Result<Reply, RequestError> {
-        let rendered;
-        let command = match &self.varying {
-            None => &*self.command,
-            Some(words) => {
-                let seq = self.seq.fetch_add(1, Relaxed);
-                let mut cmd = redis::cmd(&String::from_utf8_lossy(&words[0].rendered(seq)));
-                for w in &words[1..] {
-                    cmd.arg(w.rendered(seq));
-                }
-                rendered = cmd;
-                &rendered
-            }
-        };
-        match command.query_async::<Value>(&mut conn.conn).await {
-            Ok(v) => Ok(Reply {
-                status: 0,
-                bytes: value_bytes(&v),
-            }),
-            Err(e) => {
-                let err = classify(&e);
-                if err.broken {
-                    conn.broken.store(true, Relaxed);
-                }
-                Err(err)
-            }
+    async fn connect_exclusive(&self) -> Result<RedisConnection, RequestError> {
+        match &self.wire {
+            Some(settings) => RespWire::open(settings)
+                .await
+                .map(|w| RedisConnection::Wire(Box::new(w))),
+            None => self.connect().await,
         }
     }
 
+    fn is_broken(&self, conn: &mut RedisConnection) -> bool {
+        match conn {
+            RedisConnection::Pipelined(c) => self.pipelined.is_broken(c),
+            RedisConnection::Wire(w) => w.is_broken(),
+        }
+    }
+
+    fn streams(&self, conn: &RedisConnection) -> usize {
+        match conn {
+            RedisConnection::Pipelined(c) => self.pipelined.streams(c),
+            RedisConnection::Wire(_) => 1,
+        }
+    }
+
+    fn share(&self, conn: &RedisConnection) -> Option<RedisConnection> {
+        match conn {
+            RedisConnection::Pipelined(c) => {
+                self.pipelined.share(c).map(RedisConnection::Pipelined)
+            }
+            RedisConnection::Wire(_) => None,
+        }
+    }
+}
+
+impl Target for RedisLoad {
+    /// Sessions (`wire`) follow their holder; the crate's multiplexed
+    /// connections, handed only to the slot strategies, keep their driver
+    /// task.
+    fn follows_holder(&self) -> bool {
+        self.has_sessions()
+    }
+
     fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
-        RedisTarget::tls_facts(self)
+        self.pipelined.tls_facts()
     }
-}
 
-/// Payload bytes of a reply (strings and their nesting).
-fn value_bytes(v: &Value) -> u64 {
-    match v {
-        Value::BulkString(b) => b.len() as u64,
-        Value::SimpleString(s) => s.len() as u64,
-        Value::Array(items) | Value::Set(items) => items.iter().map(value_bytes).sum(),
-        _ => 0,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn commands_split_as_a_shell_does_and_vary_only_when_told() {
-        let words = split_command(r#"SET "a key" 'the value' x"#).unwrap();
-        assert_eq!(words, ["SET", "a key", "the value", "x"]);
-        assert!(split_command("GET 'open")
-            .unwrap_err()
-            .contains("unbalanced"));
-        assert!(split_command("  ").is_err());
-        assert!(templates("GET fixed").unwrap().is_none());
-        let t = templates("GET author:{random:1..3} {seq}")
-            .unwrap()
-            .unwrap();
-        let key = String::from_utf8(t[1].rendered(0)).unwrap();
-        assert!(
-            ["author:1", "author:2", "author:3"].contains(&key.as_str()),
-            "{key}"
-        );
-        assert_eq!(t[2].rendered(7), b"7");
+    async fn send(&self, conn: &mut RedisConnection) -> Result<Reply, RequestError> {
+        match conn {
+            RedisConnection::Pipelined(c) => self.pipelined.send(c).await,
+            RedisConnection::Wire(w) => match &self.request {
+                Some(request) => w.exchange(request).await,
+                None => {
+                    let mut request = Vec::new();
+                    self.pipelined.render_request(&mut request);
+                    w.exchange(&request).await
+                }
+            },
+        }
     }
 }
