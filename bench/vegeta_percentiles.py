@@ -1,5 +1,6 @@
 """p50 and p99 (µs) of a `vegeta encode --to json` file, without the
-results that started in the first WARMUP seconds: vegeta_percentiles.py FILE WARMUP"""
+results that started in the first WARMUP seconds, and the rate vegeta sent
+at after them (req/s): vegeta_percentiles.py FILE WARMUP"""
 import json
 import sys
 from datetime import datetime
@@ -16,6 +17,9 @@ def stamp(s):
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 start = min(stamp(r["timestamp"]) for r in rows)
 warmup = float(sys.argv[2])
-lat = sorted(r["latency"] / 1000.0 for r in rows if stamp(r["timestamp"]) >= start + warmup and r["code"] == 200)
+measured = [r for r in rows if stamp(r["timestamp"]) >= start + warmup]
+lat = sorted(r["latency"] / 1000.0 for r in measured if r["code"] == 200)
 q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))]
-print(f"{q(0.5):.1f} {q(0.99):.1f}")
+sent = [stamp(r["timestamp"]) for r in measured]
+rate = (len(sent) - 1) / (max(sent) - min(sent)) if len(sent) > 1 and max(sent) > min(sent) else 0.0
+print(f"{q(0.5):.1f} {q(0.99):.1f} {rate:.0f}")

@@ -94,7 +94,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
             if let Some(ramp) = &plan.ramp {
                 schedule = schedule.ramping(ramp.clone(), run.measure_from);
             }
-            drive.open(schedule).await?
+            drive.open(schedule, threads).await
         }
         _ => drive.closed(threads).await,
     };

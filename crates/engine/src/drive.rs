@@ -1,13 +1,12 @@
-//! Driving a cell's load to its end: the open loop's paced requests or
+//! Driving a cell's load to its end: the open loop's senders or
 //! the closed loop's workers, drained within a hard stop, a stop request
 //! ending them at once.
 use crate::closed;
 use crate::exchange::Shared;
 use crate::open;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, Share};
 use crate::thread_recorders::ThreadRecorders;
 use crate::threads::LoadThreads;
-use poolbench_pool::BuildError;
 use poolbench_targets::Target;
 use std::sync::Arc;
 use tokio::time::timeout_at;
@@ -30,37 +29,40 @@ pub(crate) struct Drained {
 }
 
 impl<T: Target + Clone> Drive<T> {
-    /// Requests at the schedule's times, from a pacing thread of its own.
-    pub(crate) async fn open(self, schedule: Schedule) -> Result<Drained, BuildError> {
-        let handle = tokio::runtime::Handle::current();
-        let paced = open::start(
-            self.shared,
-            self.recorders,
-            schedule,
-            self.concurrency,
-            handle,
-        )
-        .map_err(|e| BuildError::Library(format!("cannot start the pacing thread: {e}")))?;
+    /// Requests at the schedule's times, each load thread sending its
+    /// share (on this runtime when there are none).
+    pub(crate) async fn open(self, schedule: Schedule, threads: Option<&LoadThreads>) -> Drained {
+        let n = threads.map_or(1, LoadThreads::len);
+        let cap = open::Cap::new(self.concurrency);
+        let hard_stop = self.hard_stop.into_std();
+        let handles: Vec<_> = (0..n)
+            .map(|k| {
+                let share = Share::new(schedule.clone(), k, n);
+                let sender = open::sender(
+                    self.shared.clone(),
+                    self.recorders.clone(),
+                    share,
+                    cap.clone(),
+                    hard_stop,
+                );
+                match threads {
+                    Some(t) => t.spawn(k, sender),
+                    None => tokio::spawn(sender),
+                }
+            })
+            .collect();
         let mut drained = Drained {
             unfinished: 0,
             dropped: 0,
         };
-        if let Ok(mut paced) = paced.await {
-            drained.dropped = paced.dropped;
-            loop {
-                tokio::select! {
-                    next = timeout_at(self.hard_stop, paced.inflight.join_next()) => {
-                        if !matches!(next, Ok(Some(_))) {
-                            break;
-                        }
-                    }
-                    _ = crate::interrupt::wait() => break,
-                }
+        for h in handles {
+            // A sender ends by itself at the hard stop or a stop request.
+            if let Ok(sent) = h.await {
+                drained.unfinished += sent.unfinished;
+                drained.dropped += sent.dropped;
             }
-            drained.unfinished = paced.inflight.len() as u64;
-            paced.inflight.shutdown().await;
         }
-        Ok(drained)
+        drained
     }
 
     /// `concurrency` workers, on the load threads where given.

@@ -3,7 +3,7 @@
 //! stops it (the machine's other work, page faults, a paused process) also
 //! stops the load threads, so its histogram bounds what the generator adds
 //! to every latency it reports.
-use crate::precise_sleep::tighten_timer_slack;
+use crate::precise_wake::tighten_timer_slack;
 use hdrhistogram::Histogram;
 use poolbench_model::new_histogram;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

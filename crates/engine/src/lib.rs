@@ -22,7 +22,7 @@ pub mod interrupt;
 mod intervals;
 mod live;
 mod open;
-mod precise_sleep;
+mod precise_wake;
 mod probe;
 mod record;
 mod runner;

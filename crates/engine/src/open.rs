@@ -2,104 +2,175 @@
 //! latency counts from the intended time (coordinated omission corrected),
 //! and the request time alone is kept as the uncorrected latency.
 //!
-//! A pacing thread of its own sleeps to each intended time to the
-//! microsecond (`precise`) and then spawns that one request on the load
-//! runtime, so only requests whose time has come are in flight or waiting
-//! for a connection. How late each one starts (the send lag) is recorded.
+//! Each load thread paces its own share of the schedule (`Share`) from one
+//! sender task: it waits to each intended time on its runtime's precise
+//! timer (`precise_wake`), polling the requests it has in flight meanwhile,
+//! and sends that request on its own thread, with no task spawned and no
+//! other thread woken. Only requests whose time has come are in flight or
+//! waiting for a connection. How late each one starts (the send lag) is
+//! recorded.
 use crate::exchange::{Shared, Window};
-use crate::precise_sleep::{sleep_until, tighten_timer_slack};
-use crate::schedule::Schedule;
+use crate::precise_wake::Wake;
+use crate::schedule::Share;
 use crate::thread_recorders::ThreadRecorders;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use poolbench_targets::Target;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::runtime::Handle;
-use tokio::sync::oneshot;
-use tokio::task::JoinSet;
 
 /// Sent later than this after its intended time, a request counts as late.
 const LATE: Duration = Duration::from_millis(1);
-/// How often the pacer looks again while the in-flight cap is reached.
-const CAP_POLL: Duration = Duration::from_micros(20);
+/// How often a sender looks again while the in-flight cap is reached by
+/// other threads' requests.
+const CAP_POLL: Duration = Duration::from_micros(50);
 
-/// What the pacer hands back when the schedule is done: the requests still
-/// in flight, and those it did not send.
-pub(crate) struct Paced {
-    pub(crate) inflight: JoinSet<()>,
+/// The requests in flight over all senders, and their cap.
+pub(crate) struct Cap {
+    limit: usize,
+    now: AtomicUsize,
+}
+
+impl Cap {
+    pub(crate) fn new(limit: usize) -> Arc<Cap> {
+        Arc::new(Cap {
+            limit: limit.max(1),
+            now: AtomicUsize::new(0),
+        })
+    }
+
+    fn full(&self) -> bool {
+        self.now.load(Relaxed) >= self.limit
+    }
+}
+
+/// One request counted against the cap until it ends (or is dropped).
+struct Slot(Arc<Cap>);
+
+impl Slot {
+    fn take(cap: &Arc<Cap>) -> Slot {
+        cap.now.fetch_add(1, Relaxed);
+        Slot(cap.clone())
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Relaxed);
+    }
+}
+
+/// What a sender left when it stopped.
+#[derive(Default)]
+pub(crate) struct Sent {
+    /// Requests still in flight at the hard stop (or a stop request).
+    pub(crate) unfinished: u64,
     /// Measured requests not sent, being a timeout behind schedule.
     pub(crate) dropped: u64,
 }
 
-/// Start pacing `schedule` on a thread of its own; requests run on
-/// `runtime`, at most `cap` at once. The receiver yields when the last
-/// intended time before the cell's end has been sent (or dropped).
-pub(crate) fn start<T: Target>(
+/// One load thread's sender: its share of the schedule, sent from this
+/// task, then the requests in flight drained until `hard_stop`.
+pub(crate) async fn sender<T: Target>(
     shared: Arc<Shared<T>>,
     recorders: Arc<ThreadRecorders>,
-    schedule: Schedule,
-    cap: usize,
-    runtime: Handle,
-) -> std::io::Result<oneshot::Receiver<Paced>> {
-    let (tx, rx) = oneshot::channel();
-    std::thread::Builder::new()
-        .name("poolbench-pacer".into())
-        .spawn(move || {
-            let paced = pace(&shared, &recorders, schedule, cap.max(1), &runtime);
-            let _ = tx.send(paced);
-        })?;
-    Ok(rx)
-}
-
-fn pace<T: Target>(
-    shared: &Arc<Shared<T>>,
-    recorders: &Arc<ThreadRecorders>,
-    mut schedule: Schedule,
-    cap: usize,
-    runtime: &Handle,
-) -> Paced {
-    tighten_timer_slack();
-    let mut paced = Paced {
-        inflight: JoinSet::new(),
-        dropped: 0,
-    };
-    let mut seq = 0usize;
+    mut share: Share,
+    cap: Arc<Cap>,
+    hard_stop: Instant,
+) -> Sent {
+    let mut flying = FuturesUnordered::new();
+    let mut wake = Wake::new();
+    let mut sent = Sent::default();
     loop {
-        let intended = schedule.next();
+        let (seq, intended) = share.next();
         if intended >= shared.end || shared.budget_spent() {
-            return paced;
+            break;
         }
-        sleep_until(intended);
-        if crate::interrupt::requested().is_some() {
-            return paced;
-        }
-        reap(&mut paced.inflight);
-        while paced.inflight.len() >= cap
-            && Instant::now() < shared.end
-            && crate::interrupt::requested().is_none()
+        if !wait_until(intended, &mut flying, &mut wake).await
+            || !room(&cap, &shared, &mut flying).await
         {
-            std::thread::sleep(CAP_POLL);
-            reap(&mut paced.inflight);
-        }
-        if Instant::now() >= shared.end {
-            // Still capped at the end: nothing more can be measured.
-            return paced;
+            break;
         }
         if Instant::now().saturating_duration_since(intended) > shared.timeout {
             // So far behind that the answer would be a timeout anyway.
             if intended >= shared.measure_from {
-                paced.dropped += 1;
+                sent.dropped += 1;
             }
             continue;
         }
-        let task = request(shared.clone(), recorders.clone(), seq % cap, intended);
-        paced.inflight.spawn_on(task, runtime);
-        seq = seq.wrapping_add(1);
+        let slot = Slot::take(&cap);
+        let key = seq % cap.limit;
+        flying.push(request(
+            shared.clone(),
+            recorders.clone(),
+            key,
+            intended,
+            slot,
+        ));
+    }
+    drain(&mut flying, hard_stop).await;
+    sent.unfinished = flying.len() as u64;
+    sent
+}
+
+/// Wait until `at`, driving the requests in flight meanwhile (at least
+/// once, so a request just added starts now even when the next is due
+/// already); false on a stop request.
+async fn wait_until<F: Future<Output = ()>>(
+    at: Instant,
+    flying: &mut FuturesUnordered<F>,
+    wake: &mut Wake,
+) -> bool {
+    loop {
+        if crate::interrupt::requested().is_some() {
+            return false;
+        }
+        tokio::select! {
+            biased;
+            Some(()) = flying.next(), if !flying.is_empty() => {}
+            () = wake.toward(at) => {}
+        }
+        if Instant::now() >= at {
+            return true;
+        }
     }
 }
 
-/// Forget requests that have finished.
-fn reap(set: &mut JoinSet<()>) {
-    while set.try_join_next().is_some() {}
+/// Wait while the in-flight cap is reached; false when the cell ended
+/// (nothing more can be measured) or a stop was requested meanwhile.
+async fn room<T: Target, F: Future<Output = ()>>(
+    cap: &Cap,
+    shared: &Shared<T>,
+    flying: &mut FuturesUnordered<F>,
+) -> bool {
+    while cap.full() {
+        if Instant::now() >= shared.end || crate::interrupt::requested().is_some() {
+            return false;
+        }
+        tokio::select! {
+            biased;
+            Some(()) = flying.next(), if !flying.is_empty() => {}
+            () = tokio::time::sleep(CAP_POLL) => {}
+        }
+    }
+    Instant::now() < shared.end
+}
+
+/// The requests in flight to their end, until `hard_stop` or a stop
+/// request; those left are dropped with `flying` (their leases returned).
+async fn drain<F: Future<Output = ()>>(flying: &mut FuturesUnordered<F>, hard_stop: Instant) {
+    let hard_stop = tokio::time::Instant::from_std(hard_stop);
+    while !flying.is_empty() {
+        tokio::select! {
+            next = tokio::time::timeout_at(hard_stop, flying.next()) => {
+                if !matches!(next, Ok(Some(()))) {
+                    return;
+                }
+            }
+            _ = crate::interrupt::wait() => return,
+        }
+    }
 }
 
 /// One request, sent now, meant for `intended`.
@@ -108,12 +179,12 @@ async fn request<T: Target>(
     recorders: Arc<ThreadRecorders>,
     key: usize,
     intended: Instant,
+    _slot: Slot,
 ) {
     let start = Instant::now();
     let lag = start.saturating_duration_since(intended);
     let mut deadline = Box::pin(tokio::time::sleep(shared.timeout));
-    // Boxed, so the task the pacer spawns is small: the exchange's state
-    // (kilobytes) is allocated and moved on the load thread, not the pacer.
+    // Boxed, so the future in the sender's set stays small.
     let (outcome, done) = Box::pin(shared.exchange(key, None, deadline.as_mut(), start)).await;
     recorders.with(|r| {
         if shared.record(r, start, done, outcome, done - intended) == Window::Measured {

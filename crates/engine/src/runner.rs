@@ -140,13 +140,12 @@ struct Ready {
 /// pipelining probe run when asked.
 fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
     let addr = poolbench_targets::resolve(&plan.target)?;
-    // The open loop's pacing thread counts as one of the threads: its
-    // requests run on the others (at least one). On 2 cores, a second
-    // worker competing with the pacer doubled the send lag's p99 and made
-    // the corrected p99 swing 6x between reruns (bench/RESULTS.md).
-    let workers = match plan.load {
-        LoadModel::Open { .. } => plan.threads.saturating_sub(1).max(1),
-        _ => plan.threads,
+    // The open loop sends from load threads of its own (below): this
+    // runtime then only watches the cell.
+    let open = matches!(plan.load, LoadModel::Open { .. });
+    let workers = match open {
+        true => 1,
+        false => plan.threads,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
@@ -184,10 +183,11 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
         ),
         None => None,
     };
-    // Closed-loop workers on exclusive leases of connections their holder
-    // drives get load threads with an I/O driver each; everything else
-    // runs on the multi-thread runtime.
-    let load_threads = match target.follows_holder() && matches!(plan.load, LoadModel::Closed) {
+    // The open loop's senders, and closed-loop workers on exclusive leases
+    // of connections their holder drives, get load threads with an I/O
+    // driver each; everything else runs on the multi-thread runtime.
+    let closed_apart = target.follows_holder() && matches!(plan.load, LoadModel::Closed);
+    let load_threads = match open || closed_apart {
         true => Some(LoadThreads::start(plan.threads)?),
         false => None,
     };
@@ -229,10 +229,9 @@ impl Ready {
             settle(p);
             p.reset();
         }
-        let threads = self
-            .load_threads
-            .as_ref()
-            .filter(|_| !cell.strategy.shares_connections());
+        let threads = self.load_threads.as_ref().filter(|_| {
+            matches!(plan.load, LoadModel::Open { .. }) || !cell.strategy.shares_connections()
+        });
         let tls_before = self.target.tls_facts();
         let mut outcome = self.runtime.block_on(run_cell(
             self.target.clone(),

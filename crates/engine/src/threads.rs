@@ -46,6 +46,11 @@ impl LoadThreads {
         Ok(set)
     }
 
+    /// How many threads there are.
+    pub(crate) fn len(&self) -> usize {
+        self.handles.len()
+    }
+
     /// Spawn `task` on thread `i` (modulo their number).
     pub(crate) fn spawn<F>(&self, i: usize, task: F) -> tokio::task::JoinHandle<F::Output>
     where
