@@ -171,7 +171,12 @@ impl RedisTarget {
         }
         let r = &self.info;
         let auth = (r.username.as_deref(), r.password.as_deref());
-        Some(WireSettings::new(self.addr, self.connect_timeout, auth, r.db))
+        Some(WireSettings::new(
+            self.addr,
+            self.connect_timeout,
+            auth,
+            r.db,
+        ))
     }
 
     /// The command as RESP: encoded once when fixed, else `None`
