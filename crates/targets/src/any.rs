@@ -181,7 +181,7 @@ impl Target for AnyTarget {
     }
 
     fn follows_holder(&self) -> bool {
-        matches!(self, AnyTarget::Postgres(..) | AnyTarget::Http1(_))
+        matches!(self, AnyTarget::Postgres(..))
     }
 
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {

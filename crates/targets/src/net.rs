@@ -51,17 +51,6 @@ pub(crate) fn follow(stream: &mut TcpStream, home: &mut Option<ThreadId>) -> io:
     })
 }
 
-/// The calling thread, when it runs a current-thread runtime: a socket
-/// opened here is registered with its driver already (its first `home`).
-pub(crate) fn here_if_current_thread() -> Option<ThreadId> {
-    match Handle::try_current() {
-        Ok(h) if h.runtime_flavor() == RuntimeFlavor::CurrentThread => {
-            Some(std::thread::current().id())
-        }
-        _ => None,
-    }
-}
-
 /// [`follow`] for a Unix-domain socket.
 pub(crate) fn follow_unix(
     stream: &mut tokio::net::UnixStream,

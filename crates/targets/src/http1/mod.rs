@@ -71,12 +71,6 @@ impl Connector for Http1Target {
 }
 
 impl Target for Http1Target {
-    /// A connection is driven by the task that holds it (no protocol task),
-    /// so it moves to its holder's load thread.
-    fn follows_holder(&self) -> bool {
-        true
-    }
-
     async fn send(&self, conn: &mut Http1Conn) -> Result<Reply, RequestError> {
         self.exchange(conn).await
     }

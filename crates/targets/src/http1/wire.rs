@@ -8,7 +8,6 @@ use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
 use std::task::Poll;
-use std::thread::ThreadId;
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
@@ -29,12 +28,6 @@ pub trait Wire: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     fn closed_while_idle(&mut self) -> bool {
         false
     }
-
-    /// Move to the I/O driver of the calling thread's current-thread
-    /// runtime (see [`crate::net::follow`]); `home` is where it last moved.
-    fn follow(&mut self, _home: &mut Option<ThreadId>) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 impl Wire for TcpStream {
@@ -49,10 +42,6 @@ impl Wire for TcpStream {
                 !matches!(self.try_read(&mut byte), Err(e) if e.kind() == io::ErrorKind::WouldBlock)
             }
         }
-    }
-
-    fn follow(&mut self, home: &mut Option<ThreadId>) -> io::Result<()> {
-        crate::net::follow(self, home)
     }
 }
 
@@ -75,8 +64,6 @@ pub struct Http1Conn<I = TcpStream> {
     closed: bool,
     /// When the first read of the last exchange returned bytes.
     first_byte: Option<Instant>,
-    /// The thread whose runtime the socket last moved to ([`Wire::follow`]).
-    home: Option<ThreadId>,
 }
 
 /// How the answer's body is delimited.
@@ -102,7 +89,6 @@ impl<I: Wire> Http1Conn<I> {
             reused: false,
             closed: false,
             first_byte: None,
-            home: crate::net::here_if_current_thread(),
         }
     }
 
@@ -126,12 +112,6 @@ impl<I: Wire> Http1Conn<I> {
     ) -> Result<Reply, RequestError> {
         if self.closed {
             return Err(RequestError::unsent("connection closed before the request"));
-        }
-        if let Err(e) = self.io.follow(&mut self.home) {
-            self.closed = true;
-            return Err(RequestError::unsent(format!(
-                "connection could not move to this thread: {e}"
-            )));
         }
         let reused = std::mem::replace(&mut self.reused, true);
         self.first_byte = None;
