@@ -1,8 +1,8 @@
 //! Reading HTTP/2 frames for the lean client: each frame becomes an event
 //! for a request, an answer to a control frame, or a connection error.
 use crate::http2::frame::{self as f, Head};
+use crate::http2::hpack::Hpack;
 use crate::RequestError;
-use httlib_hpack::Decoder;
 
 /// What a read of frames means for the requests.
 #[derive(Debug, PartialEq, Eq)]
@@ -31,9 +31,8 @@ pub(crate) enum Event {
 /// over frames, the connection window consumed.
 #[derive(Default)]
 pub(crate) struct FrameReader {
-    hpack: Decoder<'static>,
+    hpack: Hpack,
     block: Vec<u8>,
-    fields: Vec<(Vec<u8>, Vec<u8>, u8)>,
     /// The stream (and END_STREAM) of a header block awaiting CONTINUATION.
     continued: Option<(u32, bool)>,
     pub settings_seen: bool,
@@ -48,10 +47,7 @@ pub(crate) struct FrameReader {
 
 impl FrameReader {
     pub(crate) fn new() -> Self {
-        FrameReader {
-            hpack: Decoder::with_dynamic_size(4096),
-            ..FrameReader::default()
-        }
+        FrameReader::default()
     }
 
     /// A frame header the connection cannot accept.
@@ -184,38 +180,13 @@ impl FrameReader {
     /// Decodes a whole header block (every block, to keep HPACK's table in
     /// step) and records its status.
     fn header_block(&mut self, id: u32, end: bool) -> Result<(), RequestError> {
-        self.fields.clear();
-        // httlib-hpack adds and shifts a hostile integer unchecked (found
-        // by fuzzing: an overflow panic where overflow checks are on); the
-        // connection is then unusable, not the process.
-        let (hpack, block, fields) = (&mut self.hpack, &mut self.block, &mut self.fields);
-        let decoded =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| hpack.decode(block, fields)))
-                .map_err(|_| RequestError::protocol("HTTP/2 header block: invalid integer"))?;
-        decoded.map_err(|e| RequestError::protocol(format!("HTTP/2 header block: {e:?}")))?;
-        let status = self
-            .field(b":status")
-            .and_then(|value| std::str::from_utf8(value).ok()?.parse().ok())
-            .unwrap_or(0);
-        if let Some(code) = self.field(b"grpc-status") {
-            let code = std::str::from_utf8(code)
-                .ok()
-                .and_then(|c| c.parse().ok())
-                .unwrap_or(u16::MAX);
-            let message = self.field(b"grpc-message").unwrap_or_default();
-            let message = String::from_utf8_lossy(message).into_owned();
+        let fields = self.hpack.decode(&self.block)?;
+        if let Some((code, message)) = fields.grpc {
+            let message = String::from_utf8_lossy(&message).into_owned();
             self.events.push(Event::Grpc(id, code, message));
         }
-        self.events.push(Event::Headers(id, status, end));
+        self.events.push(Event::Headers(id, fields.status, end));
         Ok(())
-    }
-
-    /// The value of the decoded block's field `name`.
-    fn field(&self, name: &[u8]) -> Option<&[u8]> {
-        self.fields
-            .iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, value, _)| value.as_slice())
     }
 
     /// Gives the connection window back once half of it is used.

@@ -5,6 +5,7 @@ pub(crate) mod driver;
 pub(crate) mod frame;
 pub(crate) mod frame_events;
 pub(crate) mod h2_crate_client;
+pub(crate) mod hpack;
 pub(crate) mod state;
 pub mod wire;
 
