@@ -35,7 +35,8 @@ rows="$bench_tmp/rows"
 rss() { awk '/Maximum resident/ {print $6}' "$1"; }
 for c in $concurrencies; do
     for i in $(seq "$rounds"); do
-        /usr/bin/time -v wrk -t2 -c"$c" -d5s "$url" >"$bench_tmp/wrk.out" 2>"$bench_tmp/wrk.time"
+        # wrk needs a connection per thread at least.
+        /usr/bin/time -v wrk -t"$((c < 2 ? 1 : 2))" -c"$c" -d5s "$url" >"$bench_tmp/wrk.out" 2>"$bench_tmp/wrk.time"
         w=$(awk '/^Requests\/sec/ {print $2}' "$bench_tmp/wrk.out")
         /usr/bin/time -v "$bin" run "$url" -s "pool:$c" -c "$c" -d 4s --warmup 1s --quiet \
             --format json >"$bench_tmp/pb.json" 2>"$bench_tmp/pb.time"
