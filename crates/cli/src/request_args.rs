@@ -153,6 +153,16 @@ pub(crate) struct RequestArgs {
     /// The private key (PEM) of --cert.
     #[arg(long, value_name = "FILE", requires = "cert")]
     pub(crate) key: Option<PathBuf>,
+
+    /// Bind outgoing connections to these local addresses, taken in turn:
+    /// an address, a range A-B or a CIDR block A/N (repeat for more; at
+    /// most 65,536 in all; every address of 127.0.0.0/8 is local on
+    /// loopback). One source address gives about 28,000 ports per server
+    /// address; N give N times that. http://, h2c://, https://, grpc(s)://,
+    /// postgres:// over TCP and redis(s)://; mysql:// refuses it
+    /// (mysql_async opens its own sockets).
+    #[arg(long, value_name = "ADDR|A-B|A/N")]
+    pub(crate) source: Vec<String>,
 }
 
 impl RequestArgs {
@@ -194,6 +204,7 @@ impl RequestArgs {
                 data: a.data.clone(),
                 data_file: a.data_file.clone(),
             },
+            source: a.source.clone(),
         }
     }
 }

@@ -36,4 +36,5 @@ mod requests;
 mod service;
 mod shards;
 mod slo;
+mod sources;
 mod tls_nginx;

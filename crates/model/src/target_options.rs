@@ -48,6 +48,12 @@ pub struct TargetOptions {
     pub http: HttpRequestOptions,
     /// `grpc://`, `grpcs://`: the method called and its message.
     pub grpc: GrpcOptions,
+    /// Every TCP target whose client poolbench dials (not `mysql://`,
+    /// `redis://`): the local addresses connections are bound to, round
+    /// robin, as given (`127.0.0.2`, `127.0.0.2-127.0.0.9`,
+    /// `127.0.1.0/24`; see `expand_sources`). Empty: the kernel picks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source: Vec<String>,
 }
 
 /// The gRPC call, as the command line gives it.

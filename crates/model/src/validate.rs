@@ -3,6 +3,7 @@
 use crate::load::LoadModel;
 use crate::plan::Plan;
 use crate::shard::{Shard, SplitError};
+use crate::source::expand_sources;
 use crate::start::parse_start;
 use crate::target_options::HttpRequestOptions;
 use std::time::Duration;
@@ -25,6 +26,10 @@ pub enum PlanError {
     ClientPool { strategy: String, scheme: String },
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
     GrpcOptions(String),
+    #[error("--source applies to http://, h2c://, https://, grpc://, grpcs://, postgres://, redis:// and rediss:// targets: the {0}:// client library opens its own sockets")]
+    SourceTarget(String),
+    #[error("{0}")]
+    Source(String),
     #[error("concurrency must be at least 1")]
     ZeroConcurrency,
     #[error("pool size must be at least 1")]
@@ -187,6 +192,7 @@ impl Plan {
         if !grpc && self.target_options.grpc.is_set() {
             return Err(PlanError::GrpcOptions(scheme));
         }
+        self.check_sources()?;
         for s in &self.strategies {
             if s.client_schemes()
                 .is_some_and(|ok| !ok.contains(&scheme.as_str()))
@@ -198,6 +204,32 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// `--source`: addresses that parse, on a target poolbench dials.
+    fn check_sources(&self) -> Result<(), PlanError> {
+        let sources = &self.target_options.source;
+        if sources.is_empty() {
+            return Ok(());
+        }
+        let scheme = self.target.scheme.as_str();
+        if !matches!(
+            scheme,
+            "http"
+                | "h2c"
+                | "https"
+                | "grpc"
+                | "grpcs"
+                | "postgres"
+                | "postgresql"
+                | "redis"
+                | "rediss"
+        ) {
+            return Err(PlanError::SourceTarget(scheme.to_string()));
+        }
+        expand_sources(sources)
+            .map(|_| ())
+            .map_err(PlanError::Source)
     }
 
     /// A rate above zero; batches that fit the request budget.

@@ -164,7 +164,7 @@ impl<C: Connector> Strategy<C> {
         .await;
         let held = match now {
             Some(held) => held,
-            None => match tokio::time::timeout(self.checkout_timeout, checkout).await {
+            None => match Box::pin(tokio::time::timeout(self.checkout_timeout, checkout)).await {
                 Ok(held) => held,
                 Err(_) => return Err(self.timed_out(&s.metrics)),
             },
@@ -182,7 +182,9 @@ impl<C: Connector> Strategy<C> {
             Ok(begin) => begin,
             Err(err) => return Err(err),
         };
-        match tokio::time::timeout(self.checkout_timeout, e.finish(begin)).await {
+        // The wait (and the connect within it) is boxed: a rare state, so
+        // the caller's future is not sized for it.
+        match Box::pin(tokio::time::timeout(self.checkout_timeout, e.finish(begin))).await {
             Ok(got) => got.map(|(owner, conn)| Lease::exclusive(owner, conn)),
             Err(_) => Err(self.timed_out(&e.metrics)),
         }

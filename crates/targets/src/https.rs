@@ -3,6 +3,7 @@
 use crate::http1::{Http1Conn, Http1Target};
 use crate::http2::wire::H2Wire;
 use crate::request::{H2Request, HttpRequest};
+use crate::source::Sources;
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_model::HttpVersion;
@@ -23,6 +24,7 @@ pub struct HttpsTarget {
     /// The request for HTTP/2 connections.
     h2: H2Request,
     connect_timeout: Duration,
+    sources: Sources,
 }
 
 /// A TLS connection speaking what ALPN chose.
@@ -55,7 +57,14 @@ impl HttpsTarget {
             http1: Http1Target::with_request(&request, addr, connect_timeout),
             h2: H2Request::new(&request, true),
             connect_timeout,
+            sources: Sources::default(),
         })
+    }
+
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 }
 
@@ -64,7 +73,7 @@ impl Connector for HttpsTarget {
     type Error = RequestError;
 
     async fn connect(&self) -> Result<HttpsConn, RequestError> {
-        let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let tcp = crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
         let stream = self.tls.handshake_tcp(tcp, self.connect_timeout).await?;
         let h2 = tls::alpn(&stream) == Some(b"h2");
         if !h2 && self.version == HttpVersion::Http2 {

@@ -17,6 +17,7 @@ mod net;
 pub mod postgres;
 pub mod redis;
 mod request;
+mod source;
 mod sql_params;
 mod target;
 mod template;
@@ -29,6 +30,7 @@ pub use http2::wire::H2Wire;
 pub use poolbench_model::{
     GrpcOptions, HttpRequestOptions, HttpVersion, TargetOptions, TargetSpec,
 };
+pub use source::Sources;
 pub use target::{parse_target, resolve, TargetError};
 
 use library::ClientPool;

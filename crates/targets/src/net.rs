@@ -1,4 +1,5 @@
 //! Opening TCP connections, shared by every protocol.
+use crate::source::Sources;
 use crate::{ErrorKind, RequestError};
 use std::io;
 use std::net::SocketAddr;
@@ -17,12 +18,14 @@ pub(crate) fn readiness(stream: &TcpStream) -> Poll<io::Result<()>> {
     stream.poll_read_ready(&mut Context::from_waker(Waker::noop()))
 }
 
-/// A TCP connection to `addr` with Nagle off, within `timeout`.
+/// A TCP connection to `addr` from the next of `sources`, with Nagle off,
+/// within `timeout`.
 pub(crate) async fn tcp_connect(
+    sources: &Sources,
     addr: SocketAddr,
     timeout: Duration,
 ) -> Result<TcpStream, RequestError> {
-    match tokio::time::timeout(timeout, TcpStream::connect(addr)).await {
+    match tokio::time::timeout(timeout, sources.connect(addr)).await {
         Ok(Ok(stream)) => {
             // Best effort: a socket that refuses it still works.
             let _ = stream.set_nodelay(true);

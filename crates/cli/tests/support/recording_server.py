@@ -2,7 +2,7 @@
 that must not depend on poolbench's own server: it answers every request
 with 200 and a short body (HEAD: headers only) and keeps what it was sent.
 GET /__seen returns, as JSON, each request's method, path, chosen headers
-and body (that request is not kept). A path starting /sleep/MS/ is
+and body, and the client's address ("peer") (that request is not kept). A path starting /sleep/MS/ is
 answered after MS milliseconds: a slow service, or a frozen one. A path
 starting /limit/N/MS/ is answered after MS milliseconds by at most N
 requests at once, the others waiting their turn: a service with N workers.
@@ -58,6 +58,7 @@ class Handler(BaseHTTPRequestHandler):
                 "path": self.path,
                 "headers": {k: self.headers.get(k) for k in KEPT if self.headers.get(k) is not None},
                 "body": body.decode("utf-8", "replace"),
+                "peer": self.client_address[0],
             })
         self.answer(b"recorded\n")
 

@@ -10,6 +10,7 @@ mod schema;
 
 use crate::http2::request_uri;
 use crate::http2::wire::H2Wire;
+use crate::source::Sources;
 use crate::tls::{self, TlsClient};
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use http::Uri;
@@ -36,6 +37,7 @@ pub struct GrpcTarget {
     origin: Uri,
     authority: String,
     connect_timeout: Duration,
+    sources: Sources,
     /// User metadata, lower-cased names.
     metadata: Vec<(String, String)>,
     /// `package.Service/Method`.
@@ -84,6 +86,7 @@ impl GrpcTarget {
                 .clone()
                 .unwrap_or_else(|| spec.authority.clone()),
             connect_timeout,
+            sources: Sources::default(),
             metadata: metadata(&options.http.headers)?,
             data: data(g)?,
             call,
@@ -140,8 +143,14 @@ impl GrpcTarget {
         })
     }
 
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
+    }
+
     async fn handshake(&self) -> Result<H2Wire, RequestError> {
-        let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let tcp = crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
         let Some(tls) = &self.tls else {
             return crate::http2::handshake(tcp, self.connect_timeout).await;
         };
@@ -158,7 +167,7 @@ impl GrpcTarget {
     /// The method's descriptors by the server's reflection, on a
     /// connection of the h2 crate (tonic's client needs one).
     async fn reflect(&self) -> Result<Method, RequestError> {
-        let tcp = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let tcp = crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
         let h2 = match &self.tls {
             Some(tls) => {
                 let stream = tls.handshake_tcp(tcp, self.connect_timeout).await?;

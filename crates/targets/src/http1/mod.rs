@@ -6,6 +6,7 @@ pub(crate) mod wire;
 
 use crate::http1::wire::Wire;
 use crate::request::{H1Request, HttpRequest};
+use crate::source::Sources;
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use poolbench_pool::Connector;
 use std::net::SocketAddr;
@@ -19,6 +20,7 @@ pub struct Http1Target {
     addr: SocketAddr,
     request: H1Request,
     connect_timeout: Duration,
+    sources: Sources,
 }
 
 impl Http1Target {
@@ -43,7 +45,14 @@ impl Http1Target {
             addr,
             request: H1Request::new(request),
             connect_timeout,
+            sources: Sources::default(),
         }
+    }
+
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 
     /// Send the request over any HTTP/1.1 connection (TCP or TLS).
@@ -61,7 +70,8 @@ impl Connector for Http1Target {
     type Error = RequestError;
 
     async fn connect(&self) -> Result<Http1Conn, RequestError> {
-        let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let stream =
+            crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
         Ok(Http1Conn::new(stream))
     }
 

@@ -12,6 +12,7 @@ pub mod wire;
 use crate::http2::h2_crate_client::H2Conn;
 use crate::http2::wire::H2Wire;
 use crate::request::{H2Request, HttpRequest};
+use crate::source::Sources;
 use crate::{Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
 use bytes::Bytes;
 use http::Uri;
@@ -29,6 +30,7 @@ pub struct Http2Target {
     /// With `--h2-client h2`: the request, built per send for the h2 crate.
     crate_request: Option<Arc<HttpRequest>>,
     connect_timeout: Duration,
+    sources: Sources,
 }
 
 /// An h2c connection on either client.
@@ -52,7 +54,14 @@ impl Http2Target {
             request: H2Request::new(&request, false),
             crate_request: options.h2_crate.then(|| Arc::new(request)),
             connect_timeout,
+            sources: Sources::default(),
         })
+    }
+
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 }
 
@@ -99,7 +108,8 @@ impl Connector for Http2Target {
     type Error = RequestError;
 
     async fn connect(&self) -> Result<H2cConn, RequestError> {
-        let stream = crate::net::tcp_connect(self.addr, self.connect_timeout).await?;
+        let stream =
+            crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
         if self.crate_request.is_none() {
             return handshake(stream, self.connect_timeout)
                 .await

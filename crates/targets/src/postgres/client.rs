@@ -7,6 +7,7 @@
 use super::params::{Params, TextParam};
 use super::stream::{Endpoint, Opener, SslMode};
 use crate::postgres::wire::PgWire;
+use crate::source::Sources;
 use crate::{ErrorKind, Reply, RequestError, Target, TargetOptions};
 use poolbench_model::{QueryMode, TlsFacts, TlsResume};
 use poolbench_pool::Connector;
@@ -133,6 +134,16 @@ impl PostgresTarget {
             mode: QueryMode::Prepared,
             connect_timeout,
         })
+    }
+
+    /// Sessions bound to `sources` in turn (`--source`); a Unix socket
+    /// has no source address.
+    pub fn with_sources(mut self, sources: Sources) -> Result<Self, String> {
+        if !sources.addrs().is_empty() && !matches!(self.opener.endpoint, Endpoint::Tcp(_)) {
+            return Err("--source applies to TCP connections, not a Unix socket".into());
+        }
+        self.opener.sources = sources;
+        Ok(self)
     }
 
     /// The same target sending its query as `mode` says. In simple mode

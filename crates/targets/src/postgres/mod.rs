@@ -38,6 +38,12 @@ pub enum PgConnection {
 }
 
 impl PgTarget {
+    /// Sessions bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: crate::Sources) -> Result<Self, String> {
+        self.pipelined = self.pipelined.with_sources(sources)?;
+        Ok(self)
+    }
+
     /// The TLS handshakes so far, where sessions use TLS.
     pub fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {
         self.pipelined.tls_facts()

@@ -2,6 +2,7 @@
 //! SSLRequest, as `sslmode` asks), or a Unix-domain socket. Both kinds of
 //! connection (holder-driven sessions and tokio-postgres clients) start
 //! here; tokio-postgres is then given the stream as it is.
+use crate::source::Sources;
 use crate::tls::{self, TlsClient, Verify};
 use crate::{net, ErrorKind, RequestError, TargetError};
 use std::io::{self, Read};
@@ -76,6 +77,8 @@ pub(crate) struct Opener {
     tls: Option<TlsClient>,
     /// The name the certificate must be for (`verify-full`).
     host: String,
+    /// Local addresses TCP sessions are bound to (`--source`).
+    pub(crate) sources: Sources,
 }
 
 impl std::fmt::Debug for Opener {
@@ -128,6 +131,7 @@ impl Opener {
             mode,
             tls,
             host: host.to_string(),
+            sources: Sources::default(),
         })
     }
 
@@ -155,7 +159,7 @@ impl Opener {
             }
             Endpoint::Tcp(addr) => *addr,
         };
-        let mut tcp = net::tcp_connect(addr, timeout).await?;
+        let mut tcp = net::tcp_connect(&self.sources, addr, timeout).await?;
         let Some(tls) = &self.tls else {
             return Ok(PgStream::Tcp(tcp));
         };

@@ -9,6 +9,7 @@
 use super::errors::classify;
 use super::wire::WireSettings;
 use super::{dial, resp};
+use crate::source::Sources;
 use crate::template::Template;
 use crate::tls::TlsClient;
 use crate::{Reply, RequestError, Target, TargetOptions};
@@ -30,6 +31,8 @@ pub struct RedisTarget {
     addr: SocketAddr,
     /// `rediss://`: the run's TLS client (one session store).
     tls: Option<TlsClient>,
+    /// Local addresses connections are bound to in turn (`--source`).
+    sources: Sources,
     command: Arc<Cmd>,
     /// The arguments as templates, when one of them varies.
     varying: Option<Arc<[Template]>>,
@@ -145,6 +148,7 @@ impl RedisTarget {
             info: Arc::new(info.redis),
             addr,
             tls,
+            sources: Sources::default(),
             command: Arc::new(parse_command(command)?),
             varying: templates(command)?,
             seq: Arc::new(AtomicU64::new(0)),
@@ -156,6 +160,12 @@ impl RedisTarget {
     /// The command sent with each request, as given.
     pub fn command(&self) -> &str {
         &self.text
+    }
+
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(mut self, sources: Sources) -> Self {
+        self.sources = sources;
+        self
     }
 
     /// The run's TLS handshakes so far (`rediss://`).
@@ -171,12 +181,8 @@ impl RedisTarget {
         }
         let r = &self.info;
         let auth = (r.username.as_deref(), r.password.as_deref());
-        Some(WireSettings::new(
-            self.addr,
-            self.connect_timeout,
-            auth,
-            r.db,
-        ))
+        let settings = WireSettings::new(self.addr, self.connect_timeout, auth, r.db);
+        Some(settings.with_sources(self.sources.clone()))
     }
 
     /// The command as RESP: encoded once when fixed, else `None`
@@ -214,7 +220,7 @@ impl Connector for RedisTarget {
     async fn connect(&self) -> Result<RedisConn, RequestError> {
         let conn = dial::connect(
             &self.info,
-            self.addr,
+            (&self.sources, self.addr),
             self.tls.as_ref(),
             self.connect_timeout,
         )

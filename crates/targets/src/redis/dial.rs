@@ -3,6 +3,7 @@
 //! crate's multiplexed connection over that stream, its driver on the
 //! calling runtime.
 use super::errors::classify;
+use crate::source::Sources;
 use crate::tls::{name_of, TlsClient, TlsSettings, Verify};
 use crate::{net, ErrorKind, RequestError, TargetOptions};
 use redis::aio::MultiplexedConnection;
@@ -26,16 +27,16 @@ pub(super) fn tls_client(
     Ok(client.named(name_of(host)?))
 }
 
-/// A connection to `addr`, over TLS when `tls` is given; AUTH, SELECT and
+/// A connection to `addr` (from the next of `sources`), over TLS when `tls` is given; AUTH, SELECT and
 /// the rest of the crate's setup done, all within `timeout` after the TCP
 /// connect's own.
 pub(super) async fn connect(
     info: &RedisConnectionInfo,
-    addr: SocketAddr,
+    (sources, addr): (&Sources, SocketAddr),
     tls: Option<&TlsClient>,
     timeout: Duration,
 ) -> Result<MultiplexedConnection, RequestError> {
-    let tcp = net::tcp_connect(addr, timeout).await?;
+    let tcp = net::tcp_connect(sources, addr, timeout).await?;
     let setup = async {
         match tls {
             Some(tls) => over(info, tls.handshake_tcp(tcp, timeout).await?).await,

@@ -10,6 +10,7 @@ mod errors;
 pub(crate) mod resp;
 mod wire;
 
+use crate::source::Sources;
 use crate::{Reply, RequestError, Target};
 use bytes::Bytes;
 pub use client::{parse_command, RedisConn, RedisTarget, PIPELINE_DEPTH};
@@ -50,6 +51,11 @@ impl RedisLoad {
     /// The command sent with each request, as given.
     pub fn command(&self) -> &str {
         self.pipelined.command()
+    }
+
+    /// Connections bound to `sources` in turn (`--source`).
+    pub fn with_sources(self, sources: Sources) -> RedisLoad {
+        RedisLoad::new(self.pipelined.with_sources(sources))
     }
 
     /// Sessions driven by their holder serve the exclusive strategies.

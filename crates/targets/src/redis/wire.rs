@@ -6,6 +6,7 @@
 //! connection has both; the slot strategies, which pipeline, keep it).
 //! Plain TCP in RESP2 only: TLS and RESP3 sessions use the crate.
 use super::resp;
+use crate::source::Sources;
 use crate::{net, ErrorKind, Reply, RequestError};
 use bytes::{Buf, BytesMut};
 use std::io;
@@ -24,11 +25,19 @@ const READ_SIZE: usize = 8 * 1024;
 pub(crate) struct WireSettings {
     pub(crate) addr: SocketAddr,
     pub(crate) connect_timeout: Duration,
+    /// Local addresses sessions are bound to in turn (`--source`).
+    pub(crate) sources: Sources,
     /// The session's opening commands, each answered before the next.
     pub(crate) hello: Vec<Vec<u8>>,
 }
 
 impl WireSettings {
+    /// Sessions bound to `sources` in turn (`--source`).
+    pub(crate) fn with_sources(mut self, sources: Sources) -> WireSettings {
+        self.sources = sources;
+        self
+    }
+
     /// AUTH (with `username` when given) if there is a `password`, then
     /// SELECT `db` unless it is 0.
     pub(crate) fn new(
@@ -54,6 +63,7 @@ impl WireSettings {
         WireSettings {
             addr,
             connect_timeout,
+            sources: Sources::default(),
             hello,
         }
     }
@@ -76,7 +86,8 @@ impl RespWire {
     /// Connect and send the opening commands; a refusal (a wrong password)
     /// stops the connect.
     pub(crate) async fn open(settings: &WireSettings) -> Result<RespWire, RequestError> {
-        let io = net::tcp_connect(settings.addr, settings.connect_timeout).await?;
+        let io =
+            net::tcp_connect(&settings.sources, settings.addr, settings.connect_timeout).await?;
         let mut wire = RespWire {
             io,
             buf: BytesMut::with_capacity(READ_SIZE),
