@@ -74,7 +74,7 @@ fn redis_connections_come_from_every_source_address() {
         .expect("POOLBENCH_REDIS_URL: run the tests via scripts/test.sh");
     let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
     for strategy in ["pool:3", "round-robin:3"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
             .args(["run", &url, "-s", strategy, "-c", "3", "-d", "3s"])
             .args(["--warmup", "0s", "--quiet", "--format", "json"])
             .args(["--source", "127.0.0.2-127.0.0.4"])
