@@ -263,7 +263,11 @@ redis_start() {
     tls_port=$(cat "$dir/redis/tls-port" 2>/dev/null || free_port)
     make_more_certs "$dir"
     mkdir -p "$dir/redis"
-    redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/redis" --save '' \
+    # Protected mode off: it admits only 127.0.0.1 and ::1 to a server
+    # without a password, and the tests connect from other loopback
+    # addresses too (--source 127.0.0.2-…); it listens on 127.0.0.1 only.
+    redis-server --port "$port" --bind 127.0.0.1 --protected-mode no \
+        --dir "$dir/redis" --save '' \
         --appendonly no --daemonize yes --pidfile "$dir/redis/pid" \
         --logfile "$dir/redis/log" --maxclients 1000 \
         --tls-port "$tls_port" --tls-cert-file "$dir/tls/cert.pem" \

@@ -67,38 +67,42 @@ fn bad_sources_exit_2_in_one_line_before_any_load() {
 
 /// The client addresses Redis lists while a run bound to 127.0.0.2–4 holds
 /// its connections (sessions driven by their holder, and the crate's
-/// multiplexed connection for `shared`).
+/// multiplexed connection for `round-robin`), asked until all three show
+/// or the run ends.
 #[test]
 fn redis_connections_come_from_every_source_address() {
     let url = std::env::var("POOLBENCH_REDIS_URL")
         .expect("POOLBENCH_REDIS_URL: run the tests via scripts/test.sh");
     let port = url.trim_end_matches('/').rsplit(':').next().unwrap();
+    let expected = BTreeSet::from(["127.0.0.2", "127.0.0.3", "127.0.0.4"].map(String::from));
     for strategy in ["pool:3", "round-robin:3"] {
-        let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-            .args(["run", &url, "-s", strategy, "-c", "3", "-d", "3s"])
+        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["run", &url, "-s", strategy, "-c", "3", "-d", "4s"])
             .args(["--warmup", "0s", "--quiet", "--format", "json"])
             .args(["--source", "127.0.0.2-127.0.0.4"])
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1500));
-        let list = Command::new("redis-cli")
-            .args(["-h", "127.0.0.1", "-p", port, "CLIENT", "LIST"])
-            .output()
-            .unwrap();
+        let mut peers = BTreeSet::new();
+        while peers != expected && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let list = Command::new("redis-cli")
+                .args(["-h", "127.0.0.1", "-p", port, "CLIENT", "LIST"])
+                .output()
+                .unwrap();
+            peers.extend(
+                String::from_utf8_lossy(&list.stdout)
+                    .split_whitespace()
+                    .filter_map(|f| f.strip_prefix("addr="))
+                    .filter_map(|a| a.rsplit_once(':').map(|(ip, _)| ip.to_string()))
+                    .filter(|ip| ip != "127.0.0.1"),
+            );
+        }
         let out = child.wait_with_output().unwrap();
         assert!(out.status.success(), "{strategy}");
-        let list = String::from_utf8_lossy(&list.stdout);
-        let peers: BTreeSet<&str> = list
-            .split_whitespace()
-            .filter_map(|f| f.strip_prefix("addr="))
-            .filter_map(|a| a.rsplit_once(':').map(|(ip, _)| ip))
-            .filter(|ip| *ip != "127.0.0.1")
-            .collect();
-        assert_eq!(
-            peers,
-            BTreeSet::from(["127.0.0.2", "127.0.0.3", "127.0.0.4"]),
-            "{strategy}: {list}"
-        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let cell = &r["cells"][0];
+        assert_eq!(cell["errors"]["total"], 0, "{strategy}: {cell}");
+        assert_eq!(peers, expected, "{strategy}");
     }
 }
