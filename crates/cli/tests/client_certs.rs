@@ -25,17 +25,18 @@ fn run(url: &str, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-/// The run succeeded, and every request of its one cell did.
-fn served(out: Output) {
+/// The run succeeded, and every request of its one cell did: that cell.
+fn served(out: Output) -> Value {
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let cell = &r["cells"][0];
+    let cell = r["cells"][0].clone();
     assert!(cell["requests"].as_u64().unwrap() > 0, "{cell}");
     assert_eq!(cell["errors"]["total"], 0, "{cell}");
+    cell
 }
 
 /// Refused before any load, in one line naming the cause.
@@ -119,21 +120,15 @@ fn rediss_presents_the_certificate_given_and_the_server_checks_it() {
 
 /// The handshakes of a per-request run against `url`, resumption as told.
 fn handshakes(url: &str, resume: &str, extra: &[&str]) -> (u64, u64) {
-    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["run", url, "-s", "per-request", "-c", "2", "-d", "400ms"])
-        .args(["--warmup", "0s", "--quiet", "--format", "json"])
-        .args(["--tls-resume", resume])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let cell = served(
+        Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["run", url, "-s", "per-request", "-c", "2", "-d", "400ms"])
+            .args(["--warmup", "0s", "--quiet", "--format", "json"])
+            .args(["--tls-resume", resume])
+            .args(extra)
+            .output()
+            .unwrap(),
     );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let cell = &r["cells"][0];
-    assert_eq!(cell["errors"]["total"], 0, "{cell}");
     let tls = &cell["tls"];
     assert_eq!(tls["resumption"], resume == "on", "{cell}");
     (
