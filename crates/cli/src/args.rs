@@ -298,7 +298,9 @@ pub(crate) struct RunArgs {
     /// exclusively, closed-loop
     /// workers are dealt over this many threads with an I/O driver each
     /// (as pgbench -j); otherwise they share one multi-thread runtime. With
-    /// --rate, one of them is the pacing thread (at least one runs requests).
+    /// --rate, each thread sends its share of the schedule, and the default
+    /// is one thread per 100,000 req/s (at most the cores): a thread more
+    /// than the rate needs only adds wake-ups between threads.
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 

@@ -283,8 +283,15 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         };
     }
     plan.pool.min_idle = a.min_idle;
-    if let Some(n) = a.threads {
-        plan.threads = n;
+    match (a.threads, plan.load) {
+        (Some(n), _) => plan.threads = n,
+        // Each sender paces its share on its own thread; one more than
+        // the rate needs only adds wake-ups between threads.
+        (None, LoadModel::Open { rate, .. }) => {
+            let shards = plan.shard.map_or(1, |s| s.count) as f64;
+            plan.threads = LoadModel::open_threads(rate / shards, plan.threads);
+        }
+        (None, _) => {}
     }
     plan
 }

@@ -29,7 +29,20 @@ pub enum Arrival {
     Poisson,
 }
 
+/// Requests per second one open-loop load thread sends on time: one
+/// thread held 100,000 req/s of HTTP/1.1 to nginx beside it on 2 cores,
+/// where two threads (sharing the connections, so waking each other)
+/// lagged by milliseconds from 50,000 (bench/RESULTS.md).
+pub const OPEN_RATE_PER_THREAD: f64 = 100_000.0;
+
 impl LoadModel {
+    /// Load threads an open loop at `rate` req/s needs when not told: one
+    /// per [`OPEN_RATE_PER_THREAD`], at least one, at most `cores`.
+    pub fn open_threads(rate: f64, cores: usize) -> usize {
+        let needed = (rate / OPEN_RATE_PER_THREAD).ceil();
+        (needed.max(1.0) as usize).clamp(1, cores.max(1))
+    }
+
     /// The model's name in results.
     pub fn name(&self) -> &'static str {
         match self {
@@ -37,5 +50,20 @@ impl LoadModel {
             LoadModel::Open { .. } => "open",
             LoadModel::Batch { .. } => "batch",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_open_loop_takes_a_thread_per_hundred_thousand_within_the_cores() {
+        assert_eq!(LoadModel::open_threads(50.0, 8), 1);
+        assert_eq!(LoadModel::open_threads(100_000.0, 8), 1);
+        assert_eq!(LoadModel::open_threads(100_001.0, 8), 2);
+        assert_eq!(LoadModel::open_threads(450_000.0, 8), 5);
+        assert_eq!(LoadModel::open_threads(5_000_000.0, 8), 8);
+        assert_eq!(LoadModel::open_threads(300_000.0, 0), 1);
     }
 }
