@@ -7,7 +7,7 @@ use crate::{ErrorKind, Reply, RequestError};
 use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
@@ -15,10 +15,12 @@ use tokio::net::TcpStream;
 /// Response heads larger than this are a protocol error.
 const MAX_HEAD: usize = 64 * 1024;
 const READ_SIZE: usize = 8 * 1024;
-/// A connection starts with a buffer this small (a head and a small body
+/// A connection reads into a buffer this small (a head and a small body
 /// fit: nginx's default page, 850 bytes with its head) and grows it to
 /// `READ_SIZE` for the first body that does not: at 10,000 connections the
-/// difference is 70 MB.
+/// difference is 70 MB. The buffer is taken only once the answer can be
+/// read and given back when it is whole, so connections waiting for their
+/// answers hold none (1 KB each of 10,000 waiting; bench/RESULTS.md).
 const FIRST_SIZE: usize = 1024;
 const MAX_HEADERS: usize = 64;
 
@@ -28,6 +30,12 @@ pub trait Wire: AsyncRead + AsyncWrite + Unpin + Send + 'static {
     /// peer closed (or written unasked) while the connection sat idle?
     fn closed_while_idle(&mut self) -> bool {
         false
+    }
+
+    /// Ready when a read may bring bytes (always, where the stream cannot
+    /// tell without reading).
+    fn poll_readable(&mut self, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
     }
 }
 
@@ -44,6 +52,10 @@ impl Wire for TcpStream {
             }
         }
     }
+
+    fn poll_readable(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.poll_read_ready(cx)
+    }
 }
 
 /// TLS records (session tickets) may arrive while idle, so readiness says
@@ -54,7 +66,10 @@ impl Wire for tokio_rustls::client::TlsStream<TcpStream> {}
 /// An HTTP/1.1 connection.
 pub struct Http1Conn<I = TcpStream> {
     io: I,
+    /// Empty between answers (see [`FIRST_SIZE`]).
     buf: Vec<u8>,
+    /// The size `buf` is taken at: grown for the answers seen so far.
+    size: usize,
     /// Bytes of `buf` holding data not yet parsed.
     filled: usize,
     /// Has carried a request before: a close before any answer means the
@@ -85,7 +100,8 @@ impl<I: Wire> Http1Conn<I> {
     pub(crate) fn new(io: I) -> Self {
         Http1Conn {
             io,
-            buf: vec![0; FIRST_SIZE],
+            buf: Vec::new(),
+            size: FIRST_SIZE,
             filled: 0,
             reused: false,
             closed: false,
@@ -107,6 +123,19 @@ impl<I: Wire> Http1Conn<I> {
     /// answer; `bodiless` (a HEAD request) reads no body whatever the
     /// answer's headers say.
     pub(crate) async fn exchange(
+        &mut self,
+        request: &[u8],
+        bodiless: bool,
+    ) -> Result<Reply, RequestError> {
+        let reply = self.exchange_buffered(request, bodiless).await;
+        if self.filled == 0 {
+            self.size = self.size.max(self.buf.len());
+            self.buf = Vec::new();
+        }
+        reply
+    }
+
+    async fn exchange_buffered(
         &mut self,
         request: &[u8],
         bodiless: bool,
@@ -163,7 +192,12 @@ impl<I: Wire> Http1Conn<I> {
 
     /// Read more into the buffer; the end of the stream is an error.
     async fn fill(&mut self) -> Result<usize, RequestError> {
-        if self.filled == self.buf.len() {
+        if self.buf.is_empty() {
+            poll_fn(|cx| self.io.poll_readable(cx)).await.map_err(|e| {
+                RequestError::broken(ErrorKind::of_io(&e), format!("reading the answer: {e}"))
+            })?;
+            self.buf = vec![0; self.size];
+        } else if self.filled == self.buf.len() {
             if self.buf.len() >= MAX_HEAD {
                 return Err(RequestError::protocol("answer head larger than 64 KiB"));
             }
