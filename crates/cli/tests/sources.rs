@@ -36,6 +36,36 @@ fn connections_come_from_every_source_address() {
     );
 }
 
+/// The pipelining probe's connection comes from the source address too.
+#[test]
+fn the_pipelining_probe_binds_to_the_source_address() {
+    let server = Recorder::start("sources-pipeline");
+    let url = server.url("/");
+    let r = run(&[
+        &url,
+        "-s",
+        "pool:1",
+        "-c",
+        "1",
+        "-d",
+        "200ms",
+        "--pipeline",
+        "4",
+        "--source",
+        "127.0.0.5",
+    ]);
+    assert!(
+        r["pipeline"]["responses"].as_u64().unwrap() >= 80,
+        "{}",
+        r["pipeline"]
+    );
+    let seen = server.seen();
+    // 20 rounds of 4 pipelined requests, then the run's own.
+    assert!(seen.len() > 80, "{} requests", seen.len());
+    let peers: BTreeSet<&str> = seen.iter().map(|q| q["peer"].as_str().unwrap()).collect();
+    assert_eq!(peers, BTreeSet::from(["127.0.0.5"]));
+}
+
 fn rejected(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args(args)

@@ -173,6 +173,8 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
         Some(depth) => Some(
             runtime
                 .block_on(poolbench_targets::pipeline::probe(
+                    &poolbench_targets::Sources::of_options(&plan.target_options, addr)
+                        .map_err(unreachable)?,
                     addr,
                     &plan.target.authority,
                     &plan.target.path,

@@ -11,7 +11,6 @@ use crate::postgres::{PgConnection, PgTarget};
 use crate::redis::{RedisConnection, RedisLoad, RedisTarget};
 use crate::source::Sources;
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
-use poolbench_model::expand_sources;
 use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -49,8 +48,7 @@ impl AnyTarget {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<AnyTarget, TargetError> {
-        let addrs = expand_sources(&options.source).map_err(TargetError::Setup)?;
-        let sources = Sources::new(addrs, addr).map_err(TargetError::Setup)?;
+        let sources = Sources::of_options(options, addr).map_err(TargetError::Setup)?;
         Self::of_scheme(spec, addr, options, connect_timeout)?.with_sources(sources)
     }
 

@@ -2,6 +2,8 @@
 //! in turn: each bound with the port left to `connect` (Linux's
 //! `IP_BIND_ADDRESS_NO_PORT`), so ports are limited per 4-tuple, not per
 //! bind, and N addresses give N times one address's ephemeral ports.
+use crate::TargetOptions;
+use poolbench_model::expand_sources;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -39,6 +41,12 @@ impl Sources {
             addrs,
             next: AtomicUsize::new(0),
         }))))
+    }
+
+    /// The addresses `options.source` names, checked for connections to
+    /// `target` (each can be bound, of the target's family).
+    pub fn of_options(options: &TargetOptions, target: SocketAddr) -> Result<Sources, String> {
+        Sources::new(expand_sources(&options.source)?, target)
     }
 
     /// The addresses, in turn order (empty: the kernel picks).

@@ -1,17 +1,19 @@
 //! The pipelining probe: D requests written at once on one HTTP/1.1
 //! connection, and how many responses each read brings. A server that
 //! answers pipelined requests in one write shows several per read.
+use crate::source::Sources;
 use poolbench_model::PipelineProbe;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// Rounds of D pipelined requests the probe sends.
 const ROUNDS: usize = 20;
 
-/// Probe `addr` with `depth` pipelined `GET path` requests per round.
+/// Probe `addr` with `depth` pipelined `GET path` requests per round, from
+/// the first of `sources` (where the kernel picks when there are none).
 pub async fn probe(
+    sources: &Sources,
     addr: SocketAddr,
     host: &str,
     path: &str,
@@ -19,7 +21,7 @@ pub async fn probe(
     timeout: Duration,
 ) -> Result<PipelineProbe, String> {
     let run = async {
-        let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+        let mut stream = sources.connect(addr).await.map_err(|e| e.to_string())?;
         let _ = stream.set_nodelay(true);
         let request = format!("GET {path} HTTP/1.1\r\nhost: {host}\r\n\r\n").repeat(depth);
         let mut out = PipelineProbe {
