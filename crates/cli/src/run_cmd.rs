@@ -283,17 +283,22 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
         };
     }
     plan.pool.min_idle = a.min_idle;
-    match (a.threads, plan.load) {
-        (Some(n), _) => plan.threads = n,
-        // Each sender paces its share on its own thread; one more than
-        // the rate needs only adds wake-ups between threads.
+    plan.threads = load_threads(a.threads, &plan);
+    plan
+}
+
+/// The load threads asked for; by default the cores, and for an open loop
+/// only as many as its rate (this shard's share) needs: each sender paces
+/// its share on its own thread, and one more only adds wake-ups.
+fn load_threads(asked: Option<usize>, plan: &Plan) -> usize {
+    match (asked, plan.load) {
+        (Some(n), _) => n,
         (None, LoadModel::Open { rate, .. }) => {
             let shards = plan.shard.map_or(1, |s| s.count) as f64;
-            plan.threads = LoadModel::open_threads(rate / shards, plan.threads);
+            LoadModel::open_threads(rate / shards, plan.threads)
         }
-        (None, _) => {}
+        (None, _) => plan.threads,
     }
-    plan
 }
 
 fn embedded_config(a: &RunArgs) -> ServerConfig {

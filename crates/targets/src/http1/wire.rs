@@ -18,9 +18,10 @@ const READ_SIZE: usize = 8 * 1024;
 /// A connection reads into a buffer this small (a head and a small body
 /// fit: nginx's default page, 850 bytes with its head) and grows it to
 /// `READ_SIZE` for the first body that does not: at 10,000 connections the
-/// difference is 70 MB. The buffer is taken only once the answer can be
-/// read and given back when it is whole, so connections waiting for their
-/// answers hold none (1 KB each of 10,000 waiting; bench/RESULTS.md).
+/// difference is 70 MB. A buffer of this size is taken only once the
+/// answer can be read and given back when it is whole, so connections
+/// waiting for small answers hold none (1 KB each of 10,000 waiting;
+/// bench/RESULTS.md); a grown one is kept, not zeroed again per answer.
 const FIRST_SIZE: usize = 1024;
 const MAX_HEADERS: usize = 64;
 
@@ -66,10 +67,8 @@ impl Wire for tokio_rustls::client::TlsStream<TcpStream> {}
 /// An HTTP/1.1 connection.
 pub struct Http1Conn<I = TcpStream> {
     io: I,
-    /// Empty between answers (see [`FIRST_SIZE`]).
+    /// Empty between small answers (see [`FIRST_SIZE`]).
     buf: Vec<u8>,
-    /// The size `buf` is taken at: grown for the answers seen so far.
-    size: usize,
     /// Bytes of `buf` holding data not yet parsed.
     filled: usize,
     /// Has carried a request before: a close before any answer means the
@@ -101,7 +100,6 @@ impl<I: Wire> Http1Conn<I> {
         Http1Conn {
             io,
             buf: Vec::new(),
-            size: FIRST_SIZE,
             filled: 0,
             reused: false,
             closed: false,
@@ -128,8 +126,7 @@ impl<I: Wire> Http1Conn<I> {
         bodiless: bool,
     ) -> Result<Reply, RequestError> {
         let reply = self.exchange_buffered(request, bodiless).await;
-        if self.filled == 0 {
-            self.size = self.size.max(self.buf.len());
+        if self.filled == 0 && self.buf.len() <= FIRST_SIZE {
             self.buf = Vec::new();
         }
         reply
@@ -193,10 +190,10 @@ impl<I: Wire> Http1Conn<I> {
     /// Read more into the buffer; the end of the stream is an error.
     async fn fill(&mut self) -> Result<usize, RequestError> {
         if self.buf.is_empty() {
-            poll_fn(|cx| self.io.poll_readable(cx)).await.map_err(|e| {
-                RequestError::broken(ErrorKind::of_io(&e), format!("reading the answer: {e}"))
-            })?;
-            self.buf = vec![0; self.size];
+            poll_fn(|cx| self.io.poll_readable(cx))
+                .await
+                .map_err(read_error)?;
+            self.buf = vec![0; FIRST_SIZE];
         } else if self.filled == self.buf.len() {
             if self.buf.len() >= MAX_HEAD {
                 return Err(RequestError::protocol("answer head larger than 64 KiB"));
@@ -204,9 +201,7 @@ impl<I: Wire> Http1Conn<I> {
             self.buf.resize(self.buf.len() * 2, 0);
         }
         let (io, spare) = (&mut self.io, &mut self.buf[self.filled..]);
-        let n = read(io, spare).await.map_err(|e| {
-            RequestError::broken(ErrorKind::of_io(&e), format!("reading the answer: {e}"))
-        })?;
+        let n = read(io, spare).await.map_err(read_error)?;
         if n == 0 {
             return Err(RequestError::broken(
                 ErrorKind::Reset,
@@ -261,12 +256,7 @@ impl<I: Wire> Http1Conn<I> {
             match read(&mut self.io, &mut self.buf).await {
                 Ok(0) => return Ok(bytes),
                 Ok(n) => bytes += n as u64,
-                Err(e) => {
-                    return Err(RequestError::broken(
-                        ErrorKind::of_io(&e),
-                        format!("reading the answer: {e}"),
-                    ))
-                }
+                Err(e) => return Err(read_error(e)),
             }
         }
     }
@@ -322,6 +312,10 @@ impl<I: Wire> Http1Conn<I> {
             }
         }
     }
+}
+
+fn read_error(e: io::Error) -> RequestError {
+    RequestError::broken(ErrorKind::of_io(&e), format!("reading the answer: {e}"))
 }
 
 async fn read<I: AsyncRead + Unpin>(io: &mut I, spare: &mut [u8]) -> io::Result<usize> {
