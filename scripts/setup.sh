@@ -75,3 +75,21 @@ if ! python3 -c "import kubernetes_validate" 2>/dev/null; then
         esac
     fi
 fi
+# bench/services/fastapi_sqlalchemy.py: a FastAPI service with synchronous
+# SQLAlchemy on PostgreSQL (psycopg2), served by uvicorn.
+if ! python3 -c 'import fastapi, uvicorn, sqlalchemy, psycopg2' 2>/dev/null; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3-pip >/dev/null
+    fi
+    fa() {
+        PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+            python3 -m pip install --quiet "$@" fastapi==0.165.0 uvicorn==0.54.0 \
+            sqlalchemy==2.1.9 psycopg2-binary==2.9.13
+    }
+    if ! out=$(fa 2>&1); then
+        case $out in
+            *externally-managed-environment*) fa --break-system-packages ;;
+            *) printf '%s\n' "$out" >&2; exit 1 ;;
+        esac
+    fi
+fi

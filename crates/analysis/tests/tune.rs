@@ -44,6 +44,7 @@ fn service(
         errors_by_kind: Default::default(),
         throughput_rps: x,
         throughput_ci95: Some(0.02 * x),
+        throughput_from_latency: false,
         p50_us: mean_us,
         p99_us: mean_us * 1.2,
         mean_us,

@@ -19,7 +19,6 @@ mod serve_metrics;
 mod signals;
 mod tune_args;
 mod tune_cmd;
-mod tune_family;
 mod tune_search;
 
 use clap::Parser;

@@ -29,9 +29,19 @@ pub(crate) struct TuneArgs {
     #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
     pub(crate) slo: Option<poolbench_model::Slo>,
 
-    /// The whole search's time, every phase included.
+    /// The search's measuring time, every phase included. Waiting for a
+    /// service that failed to recover (--recovery) is not counted: each
+    /// failure may add up to that much.
     #[arg(long, default_value = "2m", value_parser = parse::positive_duration)]
     pub(crate) budget: Duration,
+
+    /// After a failing point (errors, a freeze), how long to wait for the
+    /// service to answer as before: one-request probes, then a level that
+    /// was healthy re-measured. A service that has not recovered by then
+    /// stops the search (no pool recommended, exit code 1). The default
+    /// outlasts the 30 s checkout timeouts of SQLAlchemy and HikariCP.
+    #[arg(long, default_value = "60s", value_parser = parse::positive_duration)]
+    pub(crate) recovery: Duration,
 
     /// Strategy families to search (comma list): pool, round-robin,
     /// least-loaded, take-or-create, shared, per-request. [default: pool

@@ -2,9 +2,10 @@
 //! the search (tune_search.rs), then the answer written and printed.
 use crate::args::Format;
 use crate::tune_args::{TuneArgs, TuneFormat};
-use crate::tune_search::{Search, SearchSetup};
+use crate::tune_search::EngineMeasure;
 use crate::Failure;
-use poolbench_model::{LoadModel, Plan, TuneLoad, TuneResult};
+use poolbench_analysis::tune::{Searcher, Setup, WallClock};
+use poolbench_model::{LoadModel, Machine, Plan, TuneLoad, TuneResult, TUNE_SCHEMA_VERSION};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
@@ -52,17 +53,22 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     }
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
-    let setup = SearchSetup {
-        base,
+    let setup = Setup {
         load,
         slo: a.slo.clone(),
         budget: a.budget,
+        recovery: a.recovery,
         families,
         most_in_flight: most,
+        warmup: base.warmup,
+    };
+    let skeleton = skeleton(&setup, &base);
+    let measure = EngineMeasure {
+        base,
         quiet: a.quiet,
         live: crate::metrics_listen::LiveOnly(watch.live.clone()),
     };
-    let mut result = Search::new(setup).run()?;
+    let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
     if let Some(s) = server {
         result.target = format!("built-in server at http://{}/", s.addr());
         s.shutdown();
@@ -78,7 +84,37 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     };
     crate::output::emit(&render(format, &result));
     watch.finish();
-    Ok(())
+    // Interrupted: 130 or 143 (main.rs), the search so far printed.
+    if result.recommendation.is_some() || crate::signals::exit_code().is_some() {
+        return Ok(());
+    }
+    Err(Failure::runtime(format!(
+        "no pool recommended: {}",
+        result.reason.as_deref().unwrap_or("see the report")
+    )))
+}
+
+/// The result the search fills: what was asked, of what, when.
+fn skeleton(setup: &Setup, base: &Plan) -> TuneResult {
+    TuneResult {
+        schema_version: TUNE_SCHEMA_VERSION,
+        target: base.target.redacted(),
+        machine: Machine::current(),
+        started_at: poolbench_model::duration::now_rfc3339(),
+        load: setup.load,
+        slo: setup.slo.clone(),
+        budget_s: setup.budget.as_secs_f64(),
+        families: setup.families.clone(),
+        capacity: Default::default(),
+        recommendation: None,
+        reason: None,
+        families_found: Vec::new(),
+        inferences: Vec::new(),
+        points: Vec::new(),
+        findings: Vec::new(),
+        stopped_early: None,
+        elapsed_s: 0.0,
+    }
 }
 
 /// The strategy families to search: as asked, or the protocol's default.

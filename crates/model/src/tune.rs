@@ -91,6 +91,10 @@ pub struct Capacity {
     pub retrograde_from: Option<usize>,
     /// Most requests in flight tried.
     pub most_in_flight_tried: usize,
+    /// Throughput was still rising at the most tried: the service was
+    /// never pushed to its limit, so `max_rps` is not its peak.
+    #[serde(default)]
+    pub still_rising: bool,
 }
 
 /// The pool to set, and how.
@@ -105,6 +109,11 @@ pub struct TuneRecommendation {
     pub throughput_rps: f64,
     pub throughput_ci95: Option<f64>,
     pub p99_us: f64,
+    /// The client's load is above the service's cliff, so the pool is a cap
+    /// on requests in flight: why, in words ("above 15 in flight this
+    /// service freezes").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<String>,
     /// Smaller sizes measured as a tie with this one (the smallest wins).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tied_with: Vec<usize>,
@@ -169,6 +178,11 @@ pub struct TunePoint {
     pub errors_by_kind: std::collections::BTreeMap<String, u64>,
     pub throughput_rps: f64,
     pub throughput_ci95: Option<f64>,
+    /// The throughput (and its interval) came from the latency by Little's
+    /// law (workers ÷ mean latency), every request having completed: for
+    /// services slow against the window, where counting answers is coarse.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub throughput_from_latency: bool,
     pub p50_us: f64,
     pub p99_us: f64,
     /// Mean latency of successes, µs.

@@ -53,9 +53,9 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
         ..Capacity::default()
     };
     let (good, cliff) = split_at_cliff(&levels, slo, stall_s);
-    if let Some((at, why)) = cliff {
-        cap.cliff_in_flight = Some(at);
-        cap.cliff_reason = Some(why);
+    if let Some((at, why)) = &cliff {
+        cap.cliff_in_flight = Some(*at);
+        cap.cliff_reason = Some(why.clone());
     }
     let Some(best) = good
         .iter()
@@ -84,6 +84,10 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
     if !delayed_ack {
         cap.serves_at_once = serves_at_once(&good, best, service);
     }
+    // Only the most tried reached the highest throughput: never pushed.
+    cap.still_rising = cliff.is_none()
+        && good.len() >= 2
+        && cap.knee_in_flight == Some(cap.most_in_flight_tried);
     cap
 }
 

@@ -1,13 +1,16 @@
 //! `tune`'s decisions: where to measure next, and what the measured points
-//! mean. Pure functions of the points; the CLI runs the loop.
+//! mean (pure functions of the points), and the loop that asks for them
+//! (`searcher/`), behind a `Measure` the binary implements with the engine.
 mod capacity;
 mod confirm;
 mod inferences;
 mod point;
 mod pool_search;
 mod search;
+mod searcher;
 mod settings;
 mod verdict;
+mod vet;
 
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
@@ -15,6 +18,7 @@ pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
 pub use pool_search::{next_pool, PoolBounds, PoolStep};
 pub use search::{close_enough, next_level, CapacityLimits};
+pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::settings;
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
@@ -74,6 +78,7 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         }
     }
     result.families_found = answers;
+    result.inferences = inferences(&result.capacity, &result.points, &result.findings);
     let best = winners
         .iter()
         .map(|(p, _)| p.throughput_rps)
@@ -83,11 +88,18 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         .into_iter()
         .filter(|(p, _)| best.is_some_and(|b| p.throughput_rps >= WITHIN_BEST * b))
         .min_by_key(|(p, _)| p.pool_size);
-    (result.recommendation, result.reason) = match pick {
-        Some((p, tied)) => (Some(recommendation(p, tied, scheme)), None),
+    let vetted = pick.map(|(p, tied)| vet::vet(result, p).map(|()| (p, tied)));
+    (result.recommendation, result.reason) = match vetted {
+        Some(Ok((p, tied))) => {
+            let mut r = recommendation(p, tied, scheme);
+            r.cap = vet::cap_reason(result, p);
+            let ceiling = vet::ceiling(result, p);
+            result.inferences.extend(ceiling);
+            (Some(r), None)
+        }
+        Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
         None => (None, Some(no_pick_reason(result))),
     };
-    result.inferences = inferences(&result.capacity, &result.points, &result.findings);
 }
 
 fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRecommendation {
@@ -100,6 +112,7 @@ fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRec
         throughput_rps: p.throughput_rps,
         throughput_ci95: p.throughput_ci95,
         p99_us: p.p99_us,
+        cap: None,
         tied_with,
     }
 }

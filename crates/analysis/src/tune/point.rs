@@ -23,9 +23,24 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
         }
     }
     let latency = merged_latency(runs);
-    let throughput = match duration_s > 0.0 {
+    let counted = match duration_s > 0.0 {
         true => ok as f64 / duration_s,
         false => 0.0,
+    };
+    let stalled_s = match requests {
+        // Nothing completed: stalled for the whole window, never a clean zero.
+        0 => duration_s,
+        _ => runs.iter().map(longest_stall).fold(0.0, f64::max),
+    };
+    let clean = errors == 0 && stalled_s == 0.0 && rate.is_none();
+    let little = clean
+        .then(|| by_latency(first.concurrency, &latency, duration_s / runs.len() as f64))
+        .flatten()
+        // Every worker cycling: the count agrees, within a window's grain.
+        .filter(|(x, _)| (0.6 * x..=1.5 * x).contains(&counted));
+    let (throughput, ci95) = match little {
+        Some(x) => x,
+        None => (counted, throughput_ci95(runs)),
     };
     let wait: f64 = weighted(runs, |c| c.checkout_wait_us.mean);
     TunePoint {
@@ -47,7 +62,8 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
         },
         errors_by_kind: by_kind,
         throughput_rps: throughput,
-        throughput_ci95: throughput_ci95(runs),
+        throughput_ci95: ci95,
+        throughput_from_latency: little.is_some(),
         p50_us: latency.p50,
         p99_us: latency.p99,
         mean_us: latency.mean,
@@ -55,7 +71,7 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
             true => (wait / latency.mean).min(1.0),
             false => 0.0,
         },
-        stalled_s: runs.iter().map(longest_stall).fold(0.0, f64::max),
+        stalled_s,
         achieved_in_flight: weighted(runs, |c| c.achieved_concurrency),
         generator_cpu: runs
             .iter()
@@ -66,6 +82,27 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
             .map(|c| c.generator_hiccups_us.p99)
             .fold(0.0, f64::max),
     }
+}
+
+/// Services slower than this (mean latency) against a run's window are
+/// measured by Little's law: a second holds too few answers to count.
+const LATENCY_WINDOWS: f64 = 40.0;
+
+/// Throughput and its interval by Little's law, for a closed loop where
+/// every request completed: `workers` ÷ mean latency, the interval the
+/// mean's (1.96 standard errors). Only for services slow against the run's
+/// window (`window_s`), where counting answers in a window is coarse.
+fn by_latency(workers: usize, latency: &Summary, window_s: f64) -> Option<(f64, Option<f64>)> {
+    let mean_s = latency.mean / 1e6;
+    if latency.count == 0 || mean_s <= 0.0 || LATENCY_WINDOWS * mean_s < window_s {
+        return None;
+    }
+    let x = workers as f64 / mean_s;
+    let rel = match latency.count {
+        1 => None,
+        n => Some(1.96 * latency.stdev / latency.mean / (n as f64).sqrt()),
+    };
+    Some((x, rel.map(|r| r * x)))
 }
 
 /// The longest stretch with requests in flight and no success, seconds,
@@ -128,12 +165,16 @@ pub fn batch_rates(c: &CellResult) -> Vec<f64> {
         .collect()
 }
 
+/// Below this share of the requests in flight asked for (closed loop), the
+/// rest were stuck: a point fails.
+const ACHIEVED_SHARE: f64 = 0.5;
+
 /// Why a point counts as failing, if it does: errors above the SLO's
 /// bound (1% without one), or a stall of at least `stall_s`.
 pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<String> {
     let bound = slo.and_then(|s| s.error_rate).unwrap_or(0.01);
-    if p.requests == 0 && p.stalled_s > 0.0 {
-        return Some(format!("no answer in {:.1} s", p.stalled_s));
+    if p.requests == 0 {
+        return Some(format!("no answer in {:.1} s", p.stalled_s.max(p.duration_s)));
     }
     if p.error_rate > bound {
         let kinds: Vec<String> = p
@@ -151,6 +192,13 @@ pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<String>
         return Some(format!(
             "stalled {:.1} s with requests in flight",
             p.stalled_s
+        ));
+    }
+    let asked = p.in_flight.min(p.pool_size.max(1)) as f64;
+    if p.rate.is_none() && p.in_flight >= 2 && p.achieved_in_flight < ACHIEVED_SHARE * asked {
+        return Some(format!(
+            "only {:.1} of {} requests in flight were being answered",
+            p.achieved_in_flight, p.in_flight
         ));
     }
     None

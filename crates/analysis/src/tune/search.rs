@@ -52,7 +52,9 @@ pub fn next_level(
     }
     let cap = capacity(points, slo, false);
     let top_good = good.last().map_or(0, |p| p.in_flight);
-    if cliff.is_none() && top.in_flight < limits.most && !raised_enough(&cap, top.in_flight, limits)
+    if cliff.is_none()
+        && top.in_flight < limits.most
+        && !raised_enough(&cap, top, limits)
     {
         return Some((top.in_flight * 2).min(limits.most));
     }
@@ -64,7 +66,9 @@ pub fn next_level(
         }
     }
     // The knee, and the SLO crossing: between a level below and the level.
-    for edge in [cap.knee_in_flight, cap.slo_in_flight]
+    // (No knee to look for where throughput still rose at the top.)
+    let knee = cap.knee_in_flight.filter(|_| !cap.still_rising);
+    for edge in [knee, cap.slo_in_flight]
         .into_iter()
         .flatten()
     {
@@ -82,14 +86,21 @@ pub fn next_level(
 }
 
 /// Whether raising further would tell nothing new: past the client's
-/// load, past four times the knee, and throughput flat or falling over
-/// the last doubling.
-fn raised_enough(cap: &poolbench_model::Capacity, top: usize, limits: CapacityLimits) -> bool {
+/// load, and past four times the knee or still scaling as one request
+/// alone does (the service is not the limit at the client's load).
+fn raised_enough(cap: &poolbench_model::Capacity, top: &TunePoint, limits: CapacityLimits) -> bool {
     let Some(knee) = cap.knee_in_flight else {
         return false;
     };
-    top >= limits.want && top >= 4 * knee
+    let linear = cap
+        .service_time_us
+        .is_some_and(|s| top.throughput_rps >= LINEAR_SHARE * top.in_flight as f64 / (s / 1e6));
+    top.in_flight >= limits.want && (top.in_flight >= 4 * knee || linear)
 }
+
+/// Share of in flight ÷ service time at which a level still scales as
+/// one request alone does.
+const LINEAR_SHARE: f64 = 0.8;
 
 /// A level between `lo` and `hi` not measured yet, while they are more
 /// than 10% apart.

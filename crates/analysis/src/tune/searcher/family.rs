@@ -1,9 +1,11 @@
 //! Phase 2 and the confirmation of `tune`, for one strategy family: the
 //! pool size bisected at the client's load, then the pick and its
 //! neighbours repeated.
-use crate::tune_search::Search;
-use crate::Failure;
-use poolbench_analysis::tune as decide;
+use super::state::{Clock, Measure, Searcher};
+use crate::tune::capacity::stall_threshold;
+use crate::tune::confirm::confirm_sizes;
+use crate::tune::pool_search::{next_pool, PoolBounds, PoolStep};
+use crate::tune::family_of;
 use poolbench_model::{FamilyAnswer, StrategySpec, TuneLoad, TunePhase, TunePoint};
 
 /// Runs of each confirmation point.
@@ -11,9 +13,9 @@ const CONFIRM_RUNS: usize = 3;
 /// Sizes each confirmation measures (the pick and its neighbours).
 const CONFIRM_SIZES: u32 = 3;
 
-impl Search {
+impl<M: Measure, C: Clock> Searcher<M, C> {
     /// Search one family's pool size and confirm it.
-    pub(crate) fn family(&mut self, family: &str) -> Result<(), Failure> {
+    pub(crate) fn family_phase(&mut self, family: &str) -> Result<(), M::Error> {
         let in_flight = self.client_in_flight();
         let spec = family_spec(family);
         if !spec.needs_size() {
@@ -23,15 +25,14 @@ impl Search {
                     TunePhase::Confirm,
                     spec,
                     in_flight,
-                    CONFIRM_RUNS,
-                    CONFIRM_RUNS,
+                    (CONFIRM_RUNS, CONFIRM_RUNS),
                 )?;
                 self.recover_if_failed(&p)?;
             }
             return Ok(());
         }
         let upper = self.upper(in_flight);
-        let bounds = decide::PoolBounds {
+        let bounds = PoolBounds {
             upper,
             guess: self
                 .result
@@ -39,31 +40,32 @@ impl Search {
                 .knee_in_flight
                 .unwrap_or(upper)
                 .min(upper),
-            stall_s: decide::stall_threshold(self.result.capacity.service_time_us),
+            stall_s: stall_threshold(self.result.capacity.service_time_us),
         };
         let chosen = loop {
             let mine: Vec<&TunePoint> = self
                 .result
                 .points
                 .iter()
-                .filter(|p| p.phase == TunePhase::Pool && decide::family_of(&p.strategy) == family)
+                .filter(|p| p.phase == TunePhase::Pool && family_of(&p.strategy) == family)
                 .collect();
-            match decide::next_pool(&mine, self.result.slo.as_ref(), bounds) {
-                decide::PoolStep::Done(n) => break n,
-                decide::PoolStep::Nothing(why) => return self.no_answer(family, why),
-                decide::PoolStep::Measure(n) => {
+            match next_pool(&mine, self.result.slo.as_ref(), bounds) {
+                PoolStep::Done(n) => break n,
+                PoolStep::Nothing(why) => return self.no_answer(family, why),
+                PoolStep::Measure(n) => {
                     if self.stopped() || self.left(1.0) < self.run_cost() + self.reserve() {
-                        return self.no_answer(
-                            family,
-                            "the budget ran out during the pool search; raise --budget".into(),
-                        );
+                        let why = match (self.gave_up, &self.result.stopped_early) {
+                            (true, Some(why)) => why.clone(),
+                            _ => "the budget ran out during the pool search; raise --budget".into(),
+                        };
+                        return self.no_answer(family, why);
                     }
-                    let p = self.measure(TunePhase::Pool, spec.with_size(n), in_flight, 1, 2)?;
+                    let p = self.measure(TunePhase::Pool, spec.with_size(n), in_flight, (1, 2))?;
                     self.recover_if_failed(&p)?;
                 }
             }
         };
-        for n in decide::confirm_sizes(chosen, upper) {
+        for n in confirm_sizes(chosen, upper) {
             if self.stopped() {
                 break;
             }
@@ -71,8 +73,7 @@ impl Search {
                 TunePhase::Confirm,
                 spec.with_size(n),
                 in_flight,
-                CONFIRM_RUNS,
-                CONFIRM_RUNS,
+                (CONFIRM_RUNS, CONFIRM_RUNS),
             )?;
             self.recover_if_failed(&p)?;
         }
@@ -90,7 +91,7 @@ impl Search {
         match self.setup.load {
             TuneLoad::Concurrency(c) => c,
             TuneLoad::Rate(r) => {
-                let s = self.result.capacity.service_time_us.unwrap_or(1000.0) / 1e6;
+                let s = self.service_s().unwrap_or(0.001);
                 ((8.0 * r * s).ceil() as usize).clamp(64, self.most.max(64))
             }
         }
@@ -106,7 +107,7 @@ impl Search {
         in_flight.min(below_cliff).min(self.setup.most_in_flight)
     }
 
-    fn no_answer(&mut self, family: &str, why: String) -> Result<(), Failure> {
+    fn no_answer(&mut self, family: &str, why: String) -> Result<(), M::Error> {
         self.result.families_found.push(FamilyAnswer {
             family: family.to_string(),
             pool_size: None,

@@ -1,0 +1,34 @@
+//! `tune`'s loop: phase 1 measures the service's capacity with one
+//! connection per request in flight, phase 2 bisects each family's pool
+//! size at the client's load, then the pick and its neighbours are
+//! confirmed with repetitions; every failure is waited out (recovery.rs)
+//! before the search goes on. Within the budget; the world behind a
+//! `Measure` and a `Clock`, so it runs on simulated services in tests.
+mod capacity_phase;
+mod family;
+mod recovery;
+mod state;
+
+pub use state::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
+
+use poolbench_model::TuneResult;
+
+impl<M: Measure, C: Clock> Searcher<M, C> {
+    /// The whole search; the result before its conclusions (`conclude`).
+    pub fn run(mut self) -> Result<TuneResult, M::Error> {
+        self.capacity_phase()?;
+        let families = self.setup.families.clone();
+        for (i, family) in families.iter().enumerate() {
+            if self.stopped() {
+                break;
+            }
+            self.families_left = families.len() - i;
+            self.family_phase(family)?;
+        }
+        if self.measure.interrupted() && self.result.stopped_early.is_none() {
+            self.result.stopped_early = Some("interrupted".into());
+        }
+        self.result.elapsed_s = self.clock.now().as_secs_f64();
+        Ok(self.result)
+    }
+}

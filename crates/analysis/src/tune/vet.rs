@@ -1,0 +1,118 @@
+//! The last look at a pick before it is said: never one that failed or
+//! carried nothing, never one far below what the service did without
+//! saying why; a pick at a load above the cliff is a cap, and a client
+//! whose workers set the throughput is told so (the closed-loop ceiling).
+use super::capacity::capacity_points;
+use super::family_of;
+use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
+
+/// Below this share of the capacity's peak a pick needs a reason.
+const HALF: f64 = 0.5;
+/// Share of workers ÷ service time a pick reaching the ceiling gets.
+const CEILING_SHARE: f64 = 0.85;
+
+/// Whether `p` may be recommended; `Err`: why not.
+pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
+    if p.throughput_rps <= 0.0 || p.requests == 0 {
+        return Err(format!("{} answered nothing", p.strategy));
+    }
+    let cap = &result.capacity;
+    if p.throughput_rps >= HALF * cap.max_rps || ceiling(result, p).is_some() {
+        return Ok(());
+    }
+    if let TuneLoad::Rate(r) = result.load {
+        if p.throughput_rps >= 0.9 * r {
+            return Ok(());
+        }
+    }
+    // What the client's load got with one connection per request.
+    let load = client_in_flight(result, p);
+    let alike = capacity_points(&result.points)
+        .into_iter()
+        .filter(|q| q.in_flight <= load)
+        .next_back()
+        .is_some_and(|q| q.throughput_rps <= 1.25 * p.throughput_rps);
+    match alike {
+        true => Ok(()),
+        false => Err(format!(
+            "the best pool, {}, carried {:.0} req/s, under half the {:.0} req/s the service gave {} in flight, and nothing explains it",
+            p.strategy, p.throughput_rps, cap.max_rps, cap.max_rps_in_flight
+        )),
+    }
+}
+
+fn client_in_flight(result: &TuneResult, p: &TunePoint) -> usize {
+    match result.load {
+        TuneLoad::Concurrency(c) => c,
+        TuneLoad::Rate(_) => p.in_flight,
+    }
+}
+
+/// With the client's load above the cliff and a pool that bounds requests
+/// in flight, the pick is a cap: why, in words.
+pub fn cap_reason(result: &TuneResult, p: &TunePoint) -> Option<String> {
+    let cliff = result.capacity.cliff_in_flight?;
+    if !matches!(family_of(&p.strategy), "pool" | "take-or-create") {
+        return None;
+    }
+    if client_in_flight(result, p) < cliff {
+        return None;
+    }
+    let fine = capacity_points(&result.points)
+        .into_iter()
+        .filter(|q| q.in_flight < cliff)
+        .map(|q| q.in_flight)
+        .max()
+        .unwrap_or(cliff.saturating_sub(1));
+    let verb = result
+        .inferences
+        .iter()
+        .find(|i| i.id == "cliff")
+        .map_or("fails", |i| match i.text.contains("freezes") {
+            true => "freezes",
+            false => "fails",
+        });
+    Some(format!("above {fine} in flight this service {verb}"))
+}
+
+/// The client's own ceiling: its workers each wait one service time, so
+/// the throughput is workers ÷ service time whatever the pool.
+pub fn ceiling(result: &TuneResult, p: &TunePoint) -> Option<Inference> {
+    let TuneLoad::Concurrency(c) = result.load else {
+        return None;
+    };
+    let s = result.capacity.service_time_us? / 1e6;
+    let x = c as f64 / s;
+    if p.throughput_rps < CEILING_SHARE * x {
+        return None;
+    }
+    let carries = match p.pool_size {
+        1 => "one connection carries it".to_string(),
+        n => format!("{n} connections carry it"),
+    };
+    Some(Inference {
+        id: "closed-loop-ceiling".into(),
+        text: format!(
+            "your {c} workers wait {} each: {:.0} req/s whatever the pool; {carries}",
+            secs(s),
+            x
+        ),
+        evidence: format!(
+            "{} at c={c}: {:.0} req/s = {:.0}% of {c} ÷ {} (one request alone); more throughput needs more workers, not more connections",
+            p.strategy,
+            p.throughput_rps,
+            100.0 * p.throughput_rps / x,
+            secs(s)
+        ),
+    })
+}
+
+fn secs(s: f64) -> String {
+    match s {
+        s if s >= 0.1 => {
+            let t = format!("{s:.2}");
+            format!("{} s", t.trim_end_matches('0').trim_end_matches('.'))
+        }
+        s => format!("{:.1} ms", s * 1000.0),
+    }
+}
