@@ -20,4 +20,5 @@ mod slo;
 mod tls_handshake;
 mod transaction_pooler;
 mod tune;
+mod tune_loop;
 mod usl;

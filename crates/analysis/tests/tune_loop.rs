@@ -1,0 +1,357 @@
+//! `tune`'s whole loop (`Searcher`) on simulated services with a simulated
+//! clock: one that freezes for 30 s and recovers, one that never recovers,
+//! one whose queued requests keep it frozen until they drain, a 500 ms
+//! service with no limit, one that collapses only after a delay. Each
+//! search runs in milliseconds; its minutes are the simulated clock's.
+use crate::support::cell;
+use poolbench_analysis::tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
+use poolbench_model::{
+    encode_histogram, new_histogram, CellResult, Machine, StrategySpec, Timeline, TuneLoad,
+    TunePhase, TuneResult,
+};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// The simulated clock, shared by the search and the service.
+#[derive(Clone, Default)]
+struct SimClock(Rc<Cell<Duration>>);
+
+impl Clock for SimClock {
+    fn now(&self) -> Duration {
+        self.0.get()
+    }
+    fn sleep(&self, d: Duration) {
+        self.0.set(self.0.get() + d)
+    }
+}
+
+/// A service: `servers` at once, each request `service_ms`; above
+/// `freeze_above` requests at once it answers nothing for `freeze_for`
+/// plus `drain_each` for every request queued inside it; from
+/// `collapse_at` requests at once it stops answering `collapse_after`
+/// into a run.
+#[derive(Clone)]
+struct Service {
+    servers: usize,
+    service_ms: f64,
+    freeze_above: Option<usize>,
+    freeze_for: Duration,
+    drain_each: Duration,
+    collapse_at: Option<(usize, Duration)>,
+}
+
+impl Service {
+    fn new(servers: usize, service_ms: f64) -> Service {
+        Service {
+            servers,
+            service_ms,
+            freeze_above: None,
+            freeze_for: Duration::ZERO,
+            drain_each: Duration::ZERO,
+            collapse_at: None,
+        }
+    }
+}
+
+struct Sim {
+    service: Service,
+    clock: SimClock,
+    frozen_until: Duration,
+}
+
+const WARMUP: Duration = Duration::from_millis(300);
+
+impl Measure for Sim {
+    type Error = String;
+
+    fn run(&mut self, ask: &Ask) -> Result<Ran, String> {
+        let at_server = match ask.strategy {
+            StrategySpec::Pool(Some(n)) => n.min(ask.in_flight),
+            _ => ask.in_flight,
+        };
+        let warmup = match ask.phase {
+            TunePhase::Recovery => Duration::ZERO,
+            _ => WARMUP,
+        };
+        let start = self.clock.now();
+        let s = &self.service;
+        if s.freeze_above.is_some_and(|f| at_server > f) && start >= self.frozen_until {
+            self.frozen_until = start + s.freeze_for + s.drain_each * at_server as u32;
+        }
+        let frozen = start < self.frozen_until;
+        let collapse = s
+            .collapse_at
+            .filter(|(at, _)| at_server >= *at)
+            .map(|(_, after)| after.saturating_sub(warmup));
+        let c = simulated_cell(ask, at_server, s, frozen, collapse);
+        self.clock.sleep(warmup + ask.window + Duration::from_millis(100));
+        Ok(Ran {
+            cell: c,
+            findings: Vec::new(),
+        })
+    }
+
+    fn interrupted(&self) -> bool {
+        false
+    }
+}
+
+/// One run's cell: throughput by the service's law, latency by Little's,
+/// the 100 ms timeline zero where it answered nothing.
+fn simulated_cell(
+    ask: &Ask,
+    at_server: usize,
+    s: &Service,
+    frozen: bool,
+    collapse_after: Option<Duration>,
+) -> CellResult {
+    let window_s = ask.window.as_secs_f64();
+    let busy = at_server.min(s.servers) as f64;
+    let x = if frozen {
+        0.0
+    } else {
+        busy / (s.service_ms / 1000.0)
+    };
+    let latency_ms = if x > 0.0 {
+        ask.in_flight as f64 / x * 1000.0
+    } else {
+        0.0
+    };
+    let buckets = (window_s * 10.0).round() as usize;
+    let answering = collapse_after.map_or(buckets, |d| (d.as_secs_f64() * 10.0) as usize);
+    let per_bucket = x / 10.0;
+    let ok_buckets: Vec<u32> = (0..buckets)
+        .map(|i| match i < answering {
+            true => ((i + 1) as f64 * per_bucket).floor() as u32 - (i as f64 * per_bucket).floor() as u32,
+            false => 0,
+        })
+        .collect();
+    let ok: u64 = ok_buckets.iter().map(|&n| n as u64).sum();
+    let strategy = ask.strategy.to_string();
+    let mut c = cell(&strategy, ask.in_flight)
+        .throughput(x)
+        .latency_ms(latency_ms.max(0.001))
+        .build();
+    c.duration_s = window_s;
+    c.ok = ok;
+    c.requests = ok;
+    c.achieved_concurrency = ok as f64 / window_s * latency_ms / 1000.0;
+    let mut h = new_histogram();
+    if ok > 0 {
+        let us = latency_ms * 1e6;
+        for f in [0.9, 1.0, 1.1] {
+            h.record_n((us * f) as u64, ok.div_ceil(3)).unwrap();
+        }
+    }
+    c.histograms.latency_ns = encode_histogram(&h);
+    c.timeline = Timeline {
+        bucket_ms: 100,
+        measure_from_bucket: 0,
+        ok: ok_buckets,
+        errors: vec![0; buckets],
+        inflight: vec![ask.in_flight as u32; buckets],
+        open: Vec::new(),
+        wait_us: Vec::new(),
+    };
+    c
+}
+
+fn skeleton(setup: &Setup) -> TuneResult {
+    TuneResult {
+        schema_version: poolbench_model::TUNE_SCHEMA_VERSION,
+        target: "http://127.0.0.1:8000/".into(),
+        machine: Machine::current(),
+        started_at: String::new(),
+        load: setup.load,
+        slo: None,
+        budget_s: setup.budget.as_secs_f64(),
+        families: setup.families.clone(),
+        capacity: Default::default(),
+        recommendation: None,
+        reason: None,
+        families_found: Vec::new(),
+        inferences: Vec::new(),
+        points: Vec::new(),
+        findings: Vec::new(),
+        stopped_early: None,
+        elapsed_s: 0.0,
+    }
+}
+
+/// The whole search against `service` at `-c c`, concluded.
+fn tune(service: Service, c: usize, families: &[&str], recovery: Duration) -> TuneResult {
+    let clock = SimClock::default();
+    let setup = Setup {
+        load: TuneLoad::Concurrency(c),
+        slo: None,
+        budget: Duration::from_secs(120),
+        recovery,
+        families: families.iter().map(|f| f.to_string()).collect(),
+        most_in_flight: 4 * c,
+        warmup: WARMUP,
+    };
+    let sim = Sim {
+        service,
+        clock: clock.clone(),
+        frozen_until: Duration::ZERO,
+    };
+    let mut r = Searcher::new(setup.clone(), skeleton(&setup), sim, clock)
+        .run()
+        .expect("a simulated service never errs");
+    conclude(&mut r, "http");
+    r
+}
+
+/// FastAPI with synchronous SQLAlchemy at its pool defaults, as measured:
+/// 15 connections, the 16th request's checkout holds the event loop 30 s.
+fn fastapi() -> Service {
+    Service {
+        freeze_above: Some(15),
+        freeze_for: Duration::from_secs(30),
+        ..Service::new(2, 2.5)
+    }
+}
+
+/// After every failing point, the next point that is not a recovery one
+/// comes only after a recovery point that answered.
+/// The points, a line each, for a failing assertion's message.
+fn trail(r: &TuneResult) -> String {
+    r.points
+        .iter()
+        .map(|p| format!("{:?} {} c={} {:.0}/s req={} stall={:.1}", p.phase, p.strategy, p.in_flight, p.throughput_rps, p.requests, p.stalled_s))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn assert_waited_out(r: &TuneResult) {
+    let mut owed = false;
+    for p in &r.points {
+        let healthy = failure(p, None, 0.5).is_none() && p.requests > 0;
+        match (p.phase, healthy) {
+            (TunePhase::Recovery, true) => owed = false,
+            (TunePhase::Recovery, false) => {}
+            (_, _) if owed => panic!("{} measured before the service recovered", p.strategy),
+            (_, false) => owed = true,
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_service_that_freezes_for_30_s_is_waited_out_and_capped_below_its_cliff() {
+    let r = tune(fastapi(), 50, &["pool"], Duration::from_secs(60));
+    let cliff = r.capacity.cliff_in_flight.expect("a cliff");
+    assert!((15..=18).contains(&cliff), "cliff {cliff}");
+    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    assert!(rec.pool_size < cliff && rec.throughput_rps > 0.0, "{rec:?}");
+    let cap = rec.cap.as_deref().expect("a cap at c=50");
+    assert!(cap.contains("freezes") && cap.starts_with("above 1"), "{cap}");
+    assert!(r.stopped_early.is_none(), "{:?}", r.stopped_early);
+    assert_waited_out(&r);
+    // Both 30 s freezes were waited out, not billed to the 120 s budget.
+    assert!(r.elapsed_s > 60.0 + 40.0, "{} s\n{}", r.elapsed_s, trail(&r));
+    // A failing level is measured a second time, after a recovery.
+    let at_cliff = r
+        .points
+        .iter()
+        .filter(|p| p.phase == TunePhase::Capacity && p.in_flight == cliff)
+        .count();
+    assert_eq!(at_cliff, 2);
+    // Zero answers is a failure, stalled for its whole window.
+    for p in r.points.iter().filter(|p| p.requests == 0) {
+        assert!(p.stalled_s >= p.duration_s, "{p:?}");
+    }
+}
+
+#[test]
+fn a_service_that_never_recovers_stops_the_search_and_nothing_is_recommended() {
+    let service = Service {
+        freeze_for: Duration::from_secs(3600),
+        ..fastapi()
+    };
+    let r = tune(service, 50, &["pool"], Duration::from_secs(10));
+    let why = r.stopped_early.as_deref().expect("stopped early");
+    assert!(
+        why.contains("froze at 16 in flight") && why.contains("had not recovered 10 s later"),
+        "{why}"
+    );
+    assert!(r.recommendation.is_none());
+    assert!(r.reason.as_deref().unwrap().contains("had not recovered"));
+    // Nothing but recovery probes after the freeze.
+    let first_freeze = r.points.iter().position(|p| p.requests == 0).unwrap();
+    assert!(r.points[first_freeze + 1..]
+        .iter()
+        .all(|p| p.phase == TunePhase::Recovery));
+    assert!(r.elapsed_s < 120.0, "{} s", r.elapsed_s);
+}
+
+#[test]
+fn a_freeze_with_requests_queued_inside_is_waited_out_until_they_drain() {
+    let service = Service {
+        drain_each: Duration::from_secs(2),
+        ..fastapi()
+    };
+    let r = tune(service, 50, &["pool"], Duration::from_secs(90));
+    assert!(r.recommendation.is_some(), "{:?}", r.reason);
+    assert_waited_out(&r);
+    // 30 s, and 2 s for each of the 16 queued: the first answer after
+    // the first freeze came no sooner than 62 s later (simulated).
+    let freeze = r.points.iter().position(|p| p.requests == 0).unwrap();
+    let answered = r.points[freeze..]
+        .iter()
+        .filter(|p| p.phase == TunePhase::Recovery && p.requests > 0)
+        .count();
+    assert!(answered >= 1);
+    let probes = r.points[freeze..]
+        .iter()
+        .take_while(|p| p.requests == 0)
+        .count();
+    assert!(probes >= 62, "{probes} probes of about a second");
+}
+
+#[test]
+fn a_500_ms_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
+    let service = Service::new(usize::MAX, 500.0);
+    let r = tune(service, 100, &["shared", "round-robin"], Duration::from_secs(60));
+    let cap = &r.capacity;
+    assert!(cap.most_in_flight_tried >= 100, "{cap:?}");
+    assert!(cap.still_rising && cap.cliff_in_flight.is_none(), "{cap:?}");
+    assert!(cap.serves_at_once.is_none());
+    assert!(r.elapsed_s <= 120.0, "{} s", r.elapsed_s);
+    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    assert_eq!((rec.strategy.as_str(), rec.pool_size), ("shared", 1));
+    let ceiling = r
+        .inferences
+        .iter()
+        .find(|i| i.id == "closed-loop-ceiling")
+        .expect("the ceiling named");
+    assert_eq!(
+        ceiling.text,
+        "your 100 workers wait 0.5 s each: 200 req/s whatever the pool; one connection carries it"
+    );
+    // Little's law gave each point its throughput and interval.
+    assert!(
+        r.points
+            .iter()
+            .filter(|p| p.phase == TunePhase::Capacity)
+            .all(|p| p.throughput_from_latency && p.runs <= 2),
+        "{}",
+        trail(&r)
+    );
+}
+
+#[test]
+fn a_service_that_collapses_after_a_delay_gets_a_cliff_there() {
+    let service = Service {
+        collapse_at: Some((40, Duration::from_millis(800))),
+        ..Service::new(24, 20.0)
+    };
+    let r = tune(service, 100, &["pool"], Duration::from_secs(60));
+    let cliff = r.capacity.cliff_in_flight.expect("a cliff");
+    assert!((36..=44).contains(&cliff), "cliff {cliff}");
+    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    assert!((20..40).contains(&rec.pool_size), "{rec:?}");
+    assert!(rec.cap.is_some());
+    assert_waited_out(&r);
+}
