@@ -1,5 +1,6 @@
 //! `poolbench compare BASE.json NEW.json`: two saved results, cell by cell.
 use crate::args::{CompareArgs, Format};
+use crate::saved::Saved;
 use crate::Failure;
 use poolbench_report::Comparison;
 
@@ -25,8 +26,18 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     crate::output::check(&a.output)?;
-    let base = crate::output::load(&a.base)?;
-    let new = crate::output::load(&a.new)?;
+    let (base, new) = match (crate::saved::load(&a.base)?, crate::saved::load(&a.new)?) {
+        (Saved::Run(b), Saved::Run(n)) => (*b, *n),
+        (b, n) => {
+            return Err(Failure::input(format!(
+                "compare needs two run results: {} is {} and {} is {} (a tune is read with poolbench report)",
+                a.base.display(),
+                b.kind(),
+                a.new.display(),
+                n.kind(),
+            )))
+        }
+    };
     let c = poolbench_report::compare(&base, &new);
     let now = std::time::SystemTime::now();
     if c.cells.is_empty() {

@@ -13,6 +13,7 @@ mod parse;
 mod progress;
 mod request_args;
 mod run_cmd;
+mod saved;
 mod scenario;
 mod serve_cmd;
 mod serve_metrics;
@@ -53,16 +54,13 @@ impl Failure {
     }
 }
 
-/// `poolbench report RESULT.json`: a saved result rendered again.
+/// `poolbench report RESULT.json`: a saved result, of `run` or of
+/// `tune`, rendered again.
 fn report(a: args::ReportArgs) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(&a.result)
-        .map_err(|e| Failure::input(format!("cannot read {}: {e}", a.result.display())))?;
-    let mut result: poolbench_model::RunResult = serde_json::from_str(&text).map_err(|e| {
-        Failure::input(format!(
-            "{} is not a poolbench result: {e}",
-            a.result.display()
-        ))
-    })?;
+    let mut result = match saved::load(&a.result)? {
+        saved::Saved::Run(r) => *r,
+        saved::Saved::Tune(t) => return tune_cmd::report(*t, &a),
+    };
     // Read with this version's analysis, as `run` and `merge` do.
     poolbench_analysis::analyze(&mut result);
     output::check(&a.output)?;

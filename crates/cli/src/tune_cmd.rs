@@ -200,8 +200,29 @@ fn render(format: Format, r: &TuneResult) -> String {
     match format {
         Format::Json => serde_json::to_string_pretty(r).expect("a result serializes") + "\n",
         Format::Html => poolbench_report::render_tune_html(r),
-        _ => poolbench_report::render_tune_text(r),
+        Format::Markdown => poolbench_report::render_tune_markdown(r),
+        Format::Csv => poolbench_report::render_tune_csv(r),
+        Format::Junit => poolbench_report::render_junit(&poolbench_report::tune_junit(r)),
+        Format::Text => poolbench_report::render_tune_text(r),
     }
+}
+
+/// `poolbench report TUNE.json`: a saved tune read again with this
+/// version's conclusions, in any format.
+pub(crate) fn report(mut r: TuneResult, a: &crate::args::ReportArgs) -> Result<(), Failure> {
+    crate::output::check(&a.output)?;
+    let formats = a
+        .output
+        .iter()
+        .map(|p| crate::output::format_of(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scheme = crate::saved::tune_scheme(&r);
+    poolbench_analysis::tune::conclude(&mut r, &scheme);
+    for (path, format) in a.output.iter().zip(formats) {
+        write(path, &render(format, &r))?;
+    }
+    crate::output::emit(&render(a.format, &r));
+    Ok(())
 }
 
 fn format_of(path: &std::path::Path) -> Result<Format, Failure> {

@@ -21,6 +21,7 @@ mod table;
 mod timeline_chart;
 mod tune_html;
 mod tune_text;
+mod tune_views;
 
 use poolbench_model::{LoadModel, RunResult};
 
@@ -39,6 +40,7 @@ pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 pub use table::ties_with_best;
 pub use tune_html::render_tune_html;
 pub use tune_text::{render_tune_text, tune_answer};
+pub use tune_views::{render_tune_csv, render_tune_markdown, tune_junit};
 
 /// A shard's share of its plan, or the shards a merge added up; with
 /// the windows' spread.

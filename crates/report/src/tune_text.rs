@@ -13,20 +13,38 @@ pub fn tune_answer(r: &TuneResult) -> String {
         TuneLoad::Rate(x) => format!("{} req/s", fmt_rate(x)),
     };
     let first = match &r.recommendation {
-        Some(p) => format!(
-            "Set pool size {} ({}): {} req/s{}, p99 {} at {load}.",
-            p.pool_size,
-            p.strategy,
-            fmt_rate(p.throughput_rps),
-            pct(p.throughput_ci95, p.throughput_rps),
-            fmt_duration_us(p.p99_us)
-        ),
+        Some(p) => {
+            let figures = format!(
+                "{} req/s{}, p99 {} at {load}",
+                fmt_rate(p.throughput_rps),
+                pct(p.throughput_ci95, p.throughput_rps),
+                fmt_duration_us(p.p99_us)
+            );
+            let ceiling = r
+                .inferences
+                .iter()
+                .find(|i| i.id == "closed-loop-ceiling")
+                .map_or(String::new(), |i| format!(" Why no more: {}.", i.text));
+            match &p.cap {
+                Some(why) => format!(
+                    "Cap requests in flight at {n}: set pool size {n} ({}): {figures}; {why}.{ceiling}",
+                    p.strategy,
+                    n = p.pool_size
+                ),
+                None => format!(
+                    "Set pool size {} ({}): {figures}.{ceiling}",
+                    p.pool_size, p.strategy
+                ),
+            }
+        }
         None => format!(
             "No pool size recommended: {}.",
             r.reason.as_deref().unwrap_or("the search found none")
         ),
     };
     format!("{first} {}", service_sentence(r))
+        .trim_end()
+        .to_string()
 }
 
 fn pct(ci: Option<f64>, of: f64) -> String {
@@ -42,11 +60,18 @@ fn service_sentence(r: &TuneResult) -> String {
     if c.max_rps <= 0.0 {
         return String::new();
     }
-    let mut s = format!(
-        "The service peaks at about {} req/s with {} in flight",
-        fmt_rate(c.max_rps),
-        c.max_rps_in_flight
-    );
+    let mut s = match c.still_rising {
+        true => format!(
+            "The service was not pushed to its limit: {} req/s at {} in flight, still rising",
+            fmt_rate(c.max_rps),
+            c.max_rps_in_flight
+        ),
+        false => format!(
+            "The service peaks at about {} req/s with {} in flight",
+            fmt_rate(c.max_rps),
+            c.max_rps_in_flight
+        ),
+    };
     if let Some(n) = c.serves_at_once {
         let _ = write!(s, " and serves about {n} at a time");
     }
@@ -148,7 +173,8 @@ fn capacity_section(t: &mut String, r: &TuneResult) {
     for p in &levels {
         let mark = match p.in_flight {
             n if Some(n) == c.cliff_in_flight => "  ← cliff",
-            n if Some(n) == c.knee_in_flight => "  ← knee",
+            n if Some(n) == c.knee_in_flight && !c.still_rising => "  ← knee",
+            n if n == c.most_in_flight_tried && c.still_rising => "  ← still rising",
             n if Some(n) == c.slo_in_flight => "  ← p99 over the SLO",
             _ => "",
         };

@@ -1,0 +1,43 @@
+//! A saved result of either kind: a `run` (or merge, scenario step) or a
+//! `tune`, told apart by its fields, so `report` renders both and
+//! `compare` says which kind it was given.
+use crate::Failure;
+use poolbench_model::{RunResult, TuneResult};
+use std::path::Path;
+
+pub(crate) enum Saved {
+    Run(Box<RunResult>),
+    Tune(Box<TuneResult>),
+}
+
+impl Saved {
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Saved::Run(_) => "a run result",
+            Saved::Tune(_) => "a tune result",
+        }
+    }
+}
+
+/// Read `path` as whichever kind it holds.
+pub(crate) fn load(path: &Path) -> Result<Saved, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Failure::input(format!("{} is not JSON: {e}", path.display())))?;
+    let tune = value.get("capacity").is_some() && value.get("points").is_some();
+    let parsed = match tune {
+        true => serde_json::from_value(value).map(|t| Saved::Tune(Box::new(t))),
+        false => serde_json::from_value(value).map(|r| Saved::Run(Box::new(r))),
+    };
+    parsed.map_err(|e| {
+        let kind = if tune { "tune" } else { "poolbench" };
+        Failure::input(format!("{} is not a {kind} result: {e}", path.display()))
+    })
+}
+
+/// The scheme of a tune's target (`built-in server at http://…` too).
+pub(crate) fn tune_scheme(t: &TuneResult) -> String {
+    let url = t.target.rsplit(' ').next().unwrap_or(&t.target);
+    url.split("://").next().unwrap_or("http").to_string()
+}
