@@ -11,8 +11,14 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-/// `poolbench tune ARGS --format json --quiet`: its JSON and wall time.
+/// `poolbench tune ARGS --format json --quiet`: its JSON and wall time;
+/// it must exit 0 (a pool recommended).
 fn tune(args: &[&str]) -> (Value, f64) {
+    tune_exits(args, 0)
+}
+
+/// The same, exiting with `code` (1: no pool recommended).
+fn tune_exits(args: &[&str], code: i32) -> (Value, f64) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .arg("tune")
@@ -21,8 +27,9 @@ fn tune(args: &[&str]) -> (Value, f64) {
         .output()
         .expect("poolbench runs");
     let wall = started.elapsed().as_secs_f64();
-    assert!(
-        out.status.success(),
+    assert_eq!(
+        out.status.code(),
+        Some(code),
         "tune {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -72,6 +79,7 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
     let dir = std::env::temp_dir().join(format!("poolbench-tune-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let html = dir.join("tune.html");
+    let saved = dir.join("tune.json");
     let (r, wall) = tune(&[
         "--server-delay",
         "20ms",
@@ -83,7 +91,10 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
         "60s",
         "-o",
         html.to_str().unwrap(),
+        "-o",
+        saved.to_str().unwrap(),
     ]);
+    report_in_every_format(&saved, &r);
     let cap = &r["capacity"];
     let n = cap["serves_at_once"]
         .as_u64()
@@ -141,11 +152,92 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `poolbench report` of a saved tune: every format, the same answer.
+fn report_in_every_format(saved: &std::path::Path, r: &Value) {
+    let size = r["recommendation"]["pool_size"].to_string();
+    let report = |format: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["report", saved.to_str().unwrap(), "--format", format])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "report --format {format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = format!("Set pool size {size} ");
+    for format in ["text", "markdown", "html"] {
+        let text = report(format);
+        assert!(text.contains(&said), "{format}: {text}");
+    }
+    let again: Value = serde_json::from_str(&report("json")).unwrap();
+    assert_eq!(again["recommendation"], r["recommendation"]);
+    assert_eq!(again["points"], r["points"]);
+    let csv = report("csv");
+    assert_eq!(
+        csv.lines().count(),
+        1 + r["points"].as_array().unwrap().len(),
+        "{csv}"
+    );
+    assert!(report("junit").contains("a pool is recommended"));
+    // compare is for two runs, and says so.
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["compare", saved.to_str().unwrap(), saved.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is a tune result"), "{err}");
+}
+
+#[test]
+fn a_500_ms_grpc_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let serve = Listening::start(
+        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--delay",
+            "500ms",
+        ]),
+        2,
+    );
+    let url = format!("grpc://{}/", serve.addr("grpc"));
+    let (r, wall) = tune(&[&url, "-c", "100"]);
+    let cap = &r["capacity"];
+    assert!(
+        cap["most_in_flight_tried"].as_u64().unwrap() >= 100,
+        "{cap}"
+    );
+    assert!(cap["cliff_in_flight"].is_null() && cap["still_rising"] == true, "{cap}");
+    let ceiling = r["inferences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "closed-loop-ceiling")
+        .unwrap_or_else(|| panic!("no ceiling: {}", r["inferences"]));
+    let text = ceiling["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("your 100 workers wait 0.5 s each: ")
+            && text.contains(" req/s whatever the pool; one connection carries it"),
+        "{text}"
+    );
+    let rec = &r["recommendation"];
+    assert!(num(&rec["throughput_rps"]) > 170.0, "{rec}");
+    assert!(wall <= 120.0 + 10.0, "{wall} s for a 120 s budget");
+}
+
 #[test]
 fn a_stalling_server_has_a_cliff_and_no_recommendation() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Frozen 1.5 s of every 2 s: every window of a second sees a stall.
-    let (r, _) = tune(&[
+    // No pool recommended: exit code 1, the reason in the result.
+    let (r, _) = tune_exits(&[
         "--server-stall",
         "1500ms",
         "--server-stall-every",
@@ -154,7 +246,7 @@ fn a_stalling_server_has_a_cliff_and_no_recommendation() {
         "8",
         "--budget",
         "30s",
-    ]);
+    ], 1);
     let cap = &r["capacity"];
     assert!(cap["cliff_in_flight"].as_u64().is_some(), "a cliff: {cap}");
     assert!(

@@ -73,8 +73,10 @@ pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> Poo
     if hi == 1 || close_enough(lo, hi) {
         return PoolStep::Done(hi);
     }
-    let mid = match (lo, below.is_empty()) {
-        // Just under the guess first: the answer is usually near it.
+    let mid = match (lo, below.is_empty() && hi >= guess) {
+        // Just under the guess first: the answer is usually near it;
+        // once below it, halve (a service that needs few connections is
+        // found in a few steps, not in 15% ones).
         (0, true) => ((hi as f64 * 0.85).floor() as usize).max(1),
         (0, false) => (hi / 2).max(1),
         _ => (lo + hi) / 2,
