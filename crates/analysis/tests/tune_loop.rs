@@ -75,6 +75,9 @@ impl Measure for Sim {
             _ => WARMUP,
         };
         let start = self.clock.now();
+        if ask.requests.is_some() {
+            return Ok(self.probe(ask));
+        }
         let s = &self.service;
         if s.freeze_above.is_some_and(|f| at_server > f) && start >= self.frozen_until {
             self.frozen_until = start + s.freeze_for + s.drain_each * at_server as u32;
@@ -85,7 +88,8 @@ impl Measure for Sim {
             .filter(|(at, _)| at_server >= *at)
             .map(|(_, after)| after.saturating_sub(warmup));
         let c = simulated_cell(ask, at_server, s, frozen, collapse);
-        self.clock.sleep(warmup + ask.window + Duration::from_millis(100));
+        self.clock
+            .sleep(warmup + ask.window + Duration::from_millis(100));
         Ok(Ran {
             cell: c,
             findings: Vec::new(),
@@ -94,6 +98,51 @@ impl Measure for Sim {
 
     fn interrupted(&self) -> bool {
         false
+    }
+}
+
+impl Sim {
+    /// One request, waited for up to the ask's window: answered once the
+    /// service is no longer frozen.
+    fn probe(&mut self, ask: &Ask) -> Ran {
+        let start = self.clock.now();
+        let service = Duration::from_secs_f64(self.service.service_ms / 1000.0);
+        let answered = self.frozen_until.max(start) + service;
+        let mut c = match answered <= start + ask.window {
+            true => {
+                let took = answered - start;
+                let mut c = simulated_cell(
+                    &Ask {
+                        window: took.max(Duration::from_millis(100)),
+                        ..ask.clone()
+                    },
+                    1,
+                    &self.service,
+                    false,
+                    None,
+                );
+                c.ok = 1;
+                c.requests = 1;
+                let mut h = new_histogram();
+                h.record(took.as_nanos() as u64).unwrap();
+                c.histograms.latency_ns = encode_histogram(&h);
+                self.clock.sleep(took);
+                c
+            }
+            false => {
+                let mut c = simulated_cell(ask, 1, &self.service, true, None);
+                c.errors.total = 1;
+                c.errors.by_kind.insert("timeout".into(), 1);
+                c.requests = 1;
+                self.clock.sleep(ask.window);
+                c
+            }
+        };
+        c.duration_s = c.duration_s.max(0.1);
+        Ran {
+            cell: c,
+            findings: Vec::new(),
+        }
     }
 }
 
@@ -123,7 +172,10 @@ fn simulated_cell(
     let per_bucket = x / 10.0;
     let ok_buckets: Vec<u32> = (0..buckets)
         .map(|i| match i < answering {
-            true => ((i + 1) as f64 * per_bucket).floor() as u32 - (i as f64 * per_bucket).floor() as u32,
+            true => {
+                ((i + 1) as f64 * per_bucket).floor() as u32
+                    - (i as f64 * per_bucket).floor() as u32
+            }
             false => 0,
         })
         .collect();
@@ -219,7 +271,12 @@ fn fastapi() -> Service {
 fn trail(r: &TuneResult) -> String {
     r.points
         .iter()
-        .map(|p| format!("{:?} {} c={} {:.0}/s req={} stall={:.1}", p.phase, p.strategy, p.in_flight, p.throughput_rps, p.requests, p.stalled_s))
+        .map(|p| {
+            format!(
+                "{:?} {} c={} {:.0}/s req={} stall={:.1}",
+                p.phase, p.strategy, p.in_flight, p.throughput_rps, p.requests, p.stalled_s
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -243,14 +300,25 @@ fn a_service_that_freezes_for_30_s_is_waited_out_and_capped_below_its_cliff() {
     let r = tune(fastapi(), 50, &["pool"], Duration::from_secs(60));
     let cliff = r.capacity.cliff_in_flight.expect("a cliff");
     assert!((15..=18).contains(&cliff), "cliff {cliff}");
-    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    let rec = r
+        .recommendation
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", r.reason));
     assert!(rec.pool_size < cliff && rec.throughput_rps > 0.0, "{rec:?}");
     let cap = rec.cap.as_deref().expect("a cap at c=50");
-    assert!(cap.contains("freezes") && cap.starts_with("above 1"), "{cap}");
+    assert!(
+        cap.contains("freezes") && cap.starts_with("above 1"),
+        "{cap}"
+    );
     assert!(r.stopped_early.is_none(), "{:?}", r.stopped_early);
     assert_waited_out(&r);
     // Both 30 s freezes were waited out, not billed to the 120 s budget.
-    assert!(r.elapsed_s > 60.0 + 40.0, "{} s\n{}", r.elapsed_s, trail(&r));
+    assert!(
+        r.elapsed_s > 60.0 + 40.0,
+        "{} s\n{}",
+        r.elapsed_s,
+        trail(&r)
+    );
     // A failing level is measured a second time, after a recovery.
     let at_cliff = r
         .points
@@ -295,31 +363,38 @@ fn a_freeze_with_requests_queued_inside_is_waited_out_until_they_drain() {
     let r = tune(service, 50, &["pool"], Duration::from_secs(90));
     assert!(r.recommendation.is_some(), "{:?}", r.reason);
     assert_waited_out(&r);
-    // 30 s, and 2 s for each of the 16 queued: the first answer after
-    // the first freeze came no sooner than 62 s later (simulated).
+    // 30 s, and 2 s for each of the 16 queued: the probe after the first
+    // freeze was answered only once they had drained (62 s from the start
+    // of the frozen point), and the
+    // search waited for it (one request, not a stream of given-up ones).
     let freeze = r.points.iter().position(|p| p.requests == 0).unwrap();
-    let answered = r.points[freeze..]
-        .iter()
-        .filter(|p| p.phase == TunePhase::Recovery && p.requests > 0)
-        .count();
-    assert!(answered >= 1);
-    let probes = r.points[freeze..]
-        .iter()
-        .take_while(|p| p.requests == 0)
-        .count();
-    assert!(probes >= 62, "{probes} probes of about a second");
+    let probe = &r.points[freeze + 1];
+    assert_eq!(
+        (probe.phase, probe.requests, probe.errors),
+        (TunePhase::Recovery, 1, 0)
+    );
+    assert!(probe.mean_us >= 60e6, "{probe:?}");
+    assert!(r.elapsed_s > 2.0 * 62.0, "{} s", r.elapsed_s);
 }
 
 #[test]
 fn a_500_ms_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
     let service = Service::new(usize::MAX, 500.0);
-    let r = tune(service, 100, &["shared", "round-robin"], Duration::from_secs(60));
+    let r = tune(
+        service,
+        100,
+        &["shared", "round-robin"],
+        Duration::from_secs(60),
+    );
     let cap = &r.capacity;
     assert!(cap.most_in_flight_tried >= 100, "{cap:?}");
     assert!(cap.still_rising && cap.cliff_in_flight.is_none(), "{cap:?}");
     assert!(cap.serves_at_once.is_none());
     assert!(r.elapsed_s <= 120.0, "{} s", r.elapsed_s);
-    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    let rec = r
+        .recommendation
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", r.reason));
     assert_eq!((rec.strategy.as_str(), rec.pool_size), ("shared", 1));
     let ceiling = r
         .inferences
@@ -350,7 +425,10 @@ fn a_service_that_collapses_after_a_delay_gets_a_cliff_there() {
     let r = tune(service, 100, &["pool"], Duration::from_secs(60));
     let cliff = r.capacity.cliff_in_flight.expect("a cliff");
     assert!((36..=44).contains(&cliff), "cliff {cliff}");
-    let rec = r.recommendation.as_ref().unwrap_or_else(|| panic!("{:?}", r.reason));
+    let rec = r
+        .recommendation
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", r.reason));
     assert!((20..40).contains(&rec.pool_size), "{rec:?}");
     assert!(rec.cap.is_some());
     assert_waited_out(&r);

@@ -58,6 +58,11 @@ impl EngineMeasure {
         if ask.phase == TunePhase::Recovery {
             plan.warmup = Duration::ZERO;
         }
+        if let Some(n) = ask.requests {
+            // Each request waited for, up to the window.
+            plan.requests = Some(n);
+            plan.timeout = ask.window;
+        }
         if let Some(rate) = ask.rate {
             plan.load = LoadModel::Open {
                 rate,

@@ -214,7 +214,10 @@ fn a_500_ms_grpc_service_is_searched_to_the_clients_load_and_its_ceiling_named()
         cap["most_in_flight_tried"].as_u64().unwrap() >= 100,
         "{cap}"
     );
-    assert!(cap["cliff_in_flight"].is_null() && cap["still_rising"] == true, "{cap}");
+    assert!(
+        cap["cliff_in_flight"].is_null() && cap["still_rising"] == true,
+        "{cap}"
+    );
     let ceiling = r["inferences"]
         .as_array()
         .unwrap()
@@ -237,16 +240,19 @@ fn a_stalling_server_has_a_cliff_and_no_recommendation() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Frozen 1.5 s of every 2 s: every window of a second sees a stall.
     // No pool recommended: exit code 1, the reason in the result.
-    let (r, _) = tune_exits(&[
-        "--server-stall",
-        "1500ms",
-        "--server-stall-every",
-        "2s",
-        "-c",
-        "8",
-        "--budget",
-        "30s",
-    ], 1);
+    let (r, _) = tune_exits(
+        &[
+            "--server-stall",
+            "1500ms",
+            "--server-stall-every",
+            "2s",
+            "-c",
+            "8",
+            "--budget",
+            "30s",
+        ],
+        1,
+    );
     let cap = &r["capacity"];
     assert!(cap["cliff_in_flight"].as_u64().is_some(), "a cliff: {cap}");
     assert!(

@@ -151,7 +151,11 @@ fn curve(
     }
     let c = &r.capacity;
     for (at, label, colour) in [
-        (c.knee_in_flight.filter(|_| !c.still_rising), "knee", "#1a7f37"),
+        (
+            c.knee_in_flight.filter(|_| !c.still_rising),
+            "knee",
+            "#1a7f37",
+        ),
         (c.cliff_in_flight, "cliff", "#cf222e"),
     ] {
         if let Some(n) = at {

@@ -99,7 +99,8 @@ pub fn render_tune_csv(r: &TuneResult) -> String {
             p.requests,
             p.errors,
             p.throughput_rps,
-            p.throughput_ci95.map_or(String::new(), |c| format!("{c:.3}")),
+            p.throughput_ci95
+                .map_or(String::new(), |c| format!("{c:.3}")),
             p.p50_us,
             p.p99_us,
             p.mean_us,

@@ -8,8 +8,9 @@ use poolbench_model::{Capacity, Slo, TunePhase, TunePoint};
 pub const KNEE_SHARE: f64 = 0.95;
 /// Below this share of the peak, past it, throughput has fallen.
 const RETROGRADE_SHARE: f64 = 0.9;
-/// Below this share of the peak so far, throughput has collapsed.
-const COLLAPSE_SHARE: f64 = 0.5;
+/// Below this share of the peak so far, throughput has collapsed (a
+/// cliff); a smaller fall is a retrograde service, not a failing one.
+const COLLAPSE_SHARE: f64 = 0.25;
 
 /// The capacity points, one per level of requests in flight (the last
 /// measured where a level was measured twice), in order of that level.
@@ -85,9 +86,8 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
         cap.serves_at_once = serves_at_once(&good, best, service);
     }
     // Only the most tried reached the highest throughput: never pushed.
-    cap.still_rising = cliff.is_none()
-        && good.len() >= 2
-        && cap.knee_in_flight == Some(cap.most_in_flight_tried);
+    cap.still_rising =
+        cliff.is_none() && good.len() >= 2 && cap.knee_in_flight == Some(cap.most_in_flight_tried);
     cap
 }
 

@@ -175,7 +175,10 @@ const ACHIEVED_SHARE: f64 = 0.5;
 pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<String> {
     let bound = slo.and_then(|s| s.error_rate).unwrap_or(0.01);
     if p.requests == 0 {
-        return Some(format!("no answer in {:.1} s", p.stalled_s.max(p.duration_s)));
+        return Some(format!(
+            "no answer in {:.1} s",
+            p.stalled_s.max(p.duration_s)
+        ));
     }
     if p.error_rate > bound {
         let kinds: Vec<String> = p

@@ -52,10 +52,7 @@ pub fn next_level(
     }
     let cap = capacity(points, slo, false);
     let top_good = good.last().map_or(0, |p| p.in_flight);
-    if cliff.is_none()
-        && top.in_flight < limits.most
-        && !raised_enough(&cap, top, limits)
-    {
+    if cliff.is_none() && top.in_flight < limits.most && !raised_enough(&cap, top, limits) {
         return Some((top.in_flight * 2).min(limits.most));
     }
     let measured: Vec<usize> = levels.iter().map(|p| p.in_flight).collect();
@@ -68,10 +65,7 @@ pub fn next_level(
     // The knee, and the SLO crossing: between a level below and the level.
     // (No knee to look for where throughput still rose at the top.)
     let knee = cap.knee_in_flight.filter(|_| !cap.still_rising);
-    for edge in [knee, cap.slo_in_flight]
-        .into_iter()
-        .flatten()
-    {
+    for edge in [knee, cap.slo_in_flight].into_iter().flatten() {
         let below = measured
             .iter()
             .copied()

@@ -3,7 +3,6 @@
 //! saying why; a pick at a load above the cliff is a cap, and a client
 //! whose workers set the throughput is told so (the closed-loop ceiling).
 use super::capacity::capacity_points;
-use super::family_of;
 use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.
@@ -29,8 +28,7 @@ pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
     let load = client_in_flight(result, p);
     let alike = capacity_points(&result.points)
         .into_iter()
-        .filter(|q| q.in_flight <= load)
-        .next_back()
+        .rfind(|q| q.in_flight <= load)
         .is_some_and(|q| q.throughput_rps <= 1.25 * p.throughput_rps);
     match alike {
         true => Ok(()),
@@ -52,7 +50,8 @@ fn client_in_flight(result: &TuneResult, p: &TunePoint) -> usize {
 /// in flight, the pick is a cap: why, in words.
 pub fn cap_reason(result: &TuneResult, p: &TunePoint) -> Option<String> {
     let cliff = result.capacity.cliff_in_flight?;
-    if !matches!(family_of(&p.strategy), "pool" | "take-or-create") {
+    let family = p.strategy.split(':').next().unwrap_or_default();
+    if !matches!(family, "pool" | "take-or-create") {
         return None;
     }
     if client_in_flight(result, p) < cliff {

@@ -4,8 +4,8 @@
 use super::state::{Clock, Measure, Searcher};
 use crate::tune::capacity::stall_threshold;
 use crate::tune::confirm::confirm_sizes;
-use crate::tune::pool_search::{next_pool, PoolBounds, PoolStep};
 use crate::tune::family_of;
+use crate::tune::pool_search::{next_pool, PoolBounds, PoolStep};
 use poolbench_model::{FamilyAnswer, StrategySpec, TuneLoad, TunePhase, TunePoint};
 
 /// Runs of each confirmation point.

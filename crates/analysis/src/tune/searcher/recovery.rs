@@ -1,9 +1,11 @@
 //! After a failing point, the service is waited out before anything else
-//! is measured: one-request probes until it answers as it did alone, then
+//! is measured: one-request probes, each waited for (a request given up on
+//! stays queued inside a frozen service and feeds its freeze), until it
+//! answers as it did alone, then
 //! a level that was healthy before measured again and compared with its
 //! first measurement (a circuit breaker's half-open probing). A service
 //! that does not come back within `--recovery` ends the search.
-use super::state::{Clock, Measure, Searcher};
+use super::state::{Ask, Clock, Measure, Searcher};
 use crate::tune::capacity::capacity_points;
 use crate::tune::point::failure;
 use crate::tune::verdict::tie;
@@ -48,14 +50,16 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         let until = self.clock.now() + self.setup.recovery;
         while self.clock.now() < until && !self.measure.interrupted() {
             let t0 = self.clock.now();
-            let window = self.probe_window();
-            let probe = self.run_point(
-                TunePhase::Recovery,
-                StrategySpec::Pool(Some(1)),
-                1,
-                (1, 1),
-                window,
-            )?;
+            // One request, waited for as long as the recovery has left.
+            let probe = Ask {
+                phase: TunePhase::Recovery,
+                strategy: StrategySpec::Pool(Some(1)),
+                in_flight: 1,
+                window: until.saturating_sub(t0).max(PROBE_GAP),
+                rate: None,
+                requests: Some(1),
+            };
+            let probe = self.run_ask(&probe, (1, 1))?;
             if self.answers_alone(&probe) && self.healthy_again()? {
                 return Ok(true);
             }
@@ -65,14 +69,6 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             }
         }
         Ok(false)
-    }
-
-    /// A probe's window: 400 ms, or three service times for slow ones.
-    fn probe_window(&self) -> Duration {
-        match self.service_s() {
-            Some(s) => Duration::from_secs_f64((3.0 * s).clamp(0.4, 3.0)),
-            None => Duration::from_secs(1),
-        }
     }
 
     /// One request at a time answers, without errors, about as fast as

@@ -20,6 +20,10 @@ pub struct Ask {
     pub window: Duration,
     /// Open loop at this rate (the pool phases of a `--rate` search).
     pub rate: Option<f64>,
+    /// A count instead of a window: this many requests, each waited for
+    /// up to `window` (a recovery probe: a request given up on would stay
+    /// queued inside a frozen service and keep it frozen).
+    pub requests: Option<u64>,
 }
 
 /// What one run produced: its cell, and the findings `analyze` made of it.
@@ -210,10 +214,22 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             in_flight,
             window,
             rate: rate.filter(|_| matches!(phase, TunePhase::Pool | TunePhase::Confirm)),
+            requests: None,
         };
+        self.run_ask(&ask, (runs, most_runs))
+    }
+
+    /// Run `ask` `runs` times at least, more (up to `most_runs`) while its
+    /// throughput's interval is wider than 5%; the point kept.
+    pub(crate) fn run_ask(
+        &mut self,
+        ask: &Ask,
+        (runs, most_runs): (usize, usize),
+    ) -> Result<TunePoint, M::Error> {
+        let (phase, rate) = (ask.phase, self.rate());
         let mut cells: Vec<CellResult> = Vec::new();
         loop {
-            cells.push(self.run_once(&ask)?);
+            cells.push(self.run_once(ask)?);
             let point = point_of(phase, rate, &cells);
             let enough = cells.len() >= runs
                 && (relative_ci(&point) <= 0.05
