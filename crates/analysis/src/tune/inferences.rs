@@ -1,6 +1,7 @@
 //! What a person would conclude from the search, in words, each with the
 //! figures it rests on.
 use super::capacity::capacity_points;
+use super::search::close_enough;
 use poolbench_model::{Capacity, Inference, Pitfall, TunePhase, TunePoint};
 
 fn ms(us: f64) -> String {
@@ -57,8 +58,13 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) ->
             false => "fails",
         };
         let text = match below {
-            Some(b) => format!(
+            Some(b) if close_enough(b.in_flight, n) => format!(
                 "the service {verb} with more than {} in flight",
+                b.in_flight
+            ),
+            // Not narrowed: say only what was measured.
+            Some(b) => format!(
+                "the service {verb} at {n} in flight, not at {} (the search did not narrow it further)",
                 b.in_flight
             ),
             None => format!("the service {verb} even with {n} in flight"),

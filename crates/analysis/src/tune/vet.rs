@@ -3,6 +3,7 @@
 //! saying why; a pick at a load above the cliff is a cap, and a client
 //! whose workers set the throughput is told so (the closed-loop ceiling).
 use super::capacity::capacity_points;
+use super::search::close_enough;
 use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.
@@ -71,7 +72,10 @@ pub fn cap_reason(result: &TuneResult, p: &TunePoint) -> Option<String> {
             true => "freezes",
             false => "fails",
         });
-    Some(format!("above {fine} in flight this service {verb}"))
+    Some(match close_enough(fine, cliff) {
+        true => format!("above {fine} in flight this service {verb}"),
+        false => format!("at {cliff} in flight this service {verb} (not at {fine})"),
+    })
 }
 
 /// The client's own ceiling: its workers each wait one service time, so
