@@ -28,11 +28,17 @@ pub(crate) enum Command {
     /// per strategy family that reaches the best throughput within the
     /// SLO at the client's load (-c C or --rate R), confirmed with
     /// repetitions; the answer first, with how to set it in common
-    /// clients. Within --budget (2 min).
+    /// clients. Within --budget (2 min), every failure of the service
+    /// waited out (--recovery) before the search goes on.
+    ///
+    /// Exit codes: 0 a pool recommended; 1 none (the reason in the
+    /// report); 2 bad input or an unreachable target, before any load;
+    /// 130/143 interrupted.
     Tune(Box<crate::tune_args::TuneArgs>),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
     Serve(Box<ServeArgs>),
-    /// Render a saved result (the JSON of `run -o`) again, in any format.
+    /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in
+    /// any format.
     Report(ReportArgs),
     /// Compare two saved results cell by cell: the change of throughput,
     /// p50, p99 and errors, significant or not (Welch's t-test on the
@@ -142,7 +148,8 @@ pub(crate) struct CompareArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct ReportArgs {
-    /// A result written by `poolbench run -o FILE.json`.
+    /// A result written by `poolbench run -o FILE.json` (or merge,
+    /// scenario), or by `poolbench tune -o FILE.json`.
     pub(crate) result: PathBuf,
 
     /// What to print on stdout.
