@@ -389,7 +389,7 @@ fn a_500_ms_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
     let cap = &r.capacity;
     assert!(cap.most_in_flight_tried >= 100, "{cap:?}");
     assert!(cap.still_rising && cap.cliff_in_flight.is_none(), "{cap:?}");
-    assert!(cap.serves_at_once.is_none());
+    assert!(cap.serves_at_once.is_none() && cap.knee_in_flight.is_none());
     assert!(r.elapsed_s <= 120.0, "{} s", r.elapsed_s);
     let rec = r
         .recommendation

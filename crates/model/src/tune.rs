@@ -71,7 +71,8 @@ pub struct Capacity {
     pub max_rps_ci95: Option<f64>,
     /// Requests in flight at that point.
     pub max_rps_in_flight: usize,
-    /// Fewest in flight reaching 95% of `max_rps`.
+    /// Fewest in flight reaching 95% of `max_rps` (`None` while
+    /// `still_rising`: no knee was reached).
     pub knee_in_flight: Option<usize>,
     /// Fewest in flight where p99 broke the SLO's bound (`None`: never,
     /// or no p99 bound).

@@ -85,9 +85,13 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
     if !delayed_ack {
         cap.serves_at_once = serves_at_once(&good, best, service);
     }
-    // Only the most tried reached the highest throughput: never pushed.
+    // Only the most tried reached the highest throughput: never pushed,
+    // so no knee is known (and none is said).
     cap.still_rising =
         cliff.is_none() && good.len() >= 2 && cap.knee_in_flight == Some(cap.most_in_flight_tried);
+    if cap.still_rising {
+        cap.knee_in_flight = None;
+    }
     cap
 }
 

@@ -63,9 +63,10 @@ pub fn next_level(
         }
     }
     // The knee, and the SLO crossing: between a level below and the level.
-    // (No knee to look for where throughput still rose at the top.)
-    let knee = cap.knee_in_flight.filter(|_| !cap.still_rising);
-    for edge in [knee, cap.slo_in_flight].into_iter().flatten() {
+    for edge in [cap.knee_in_flight, cap.slo_in_flight]
+        .into_iter()
+        .flatten()
+    {
         let below = measured
             .iter()
             .copied()
@@ -83,13 +84,17 @@ pub fn next_level(
 /// load, and past four times the knee or still scaling as one request
 /// alone does (the service is not the limit at the client's load).
 fn raised_enough(cap: &poolbench_model::Capacity, top: &TunePoint, limits: CapacityLimits) -> bool {
-    let Some(knee) = cap.knee_in_flight else {
+    if top.in_flight < limits.want {
         return false;
-    };
+    }
     let linear = cap
         .service_time_us
         .is_some_and(|s| top.throughput_rps >= LINEAR_SHARE * top.in_flight as f64 / (s / 1e6));
-    top.in_flight >= limits.want && (top.in_flight >= 4 * knee || linear)
+    // No knee while throughput still rises at the top.
+    linear
+        || cap
+            .knee_in_flight
+            .is_some_and(|knee| top.in_flight >= 4 * knee)
 }
 
 /// Share of in flight ÷ service time at which a level still scales as
