@@ -215,7 +215,9 @@ fn a_500_ms_grpc_service_is_searched_to_the_clients_load_and_its_ceiling_named()
         "{cap}"
     );
     assert!(
-        cap["cliff_in_flight"].is_null() && cap["still_rising"] == true,
+        cap["cliff_in_flight"].is_null()
+            && cap["still_rising"] == true
+            && cap["knee_in_flight"].is_null(),
         "{cap}"
     );
     let ceiling = r["inferences"]
