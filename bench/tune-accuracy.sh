@@ -2,7 +2,7 @@
 # Is `poolbench tune`'s answer right? Checks it against a dense brute-force
 # grid of `poolbench run` on the same service (issue 27, item 9).
 #
-#   bench/tune-accuracy.sh [SERVICE...]      (default: all five, in this order)
+#   bench/tune-accuracy.sh [SERVICE...]      (default: all seven, in this order)
 #
 #   nginx     nginx (OS package), one worker, 13-byte body             c=64
 #   workers   bench/services/limited_http.py workers: a Python
@@ -15,46 +15,75 @@
 #             until the 5 s checkout timeout (500s)                     c=40
 #   pg        PostgreSQL (scripts/services.sh), SELECT pg_sleep(0.005)  c=64
 #   serve     poolbench serve --delay 20ms --max-inflight 24            c=100
+#   fastapi   bench/services/fastapi_sqlalchemy.py: a real FastAPI app,
+#             sync SQLAlchemy at its pool defaults (5+10, pool_timeout
+#             30 s) on PostgreSQL (scripts/services.sh, sslmode=disable),
+#             GET /authors/1. It serves 1..15 in flight and freezes at 16
+#             or more: the 16th checkout blocks its event loop 30 s, each
+#             request queued above 15 another 30 s, and SIGTERM waits for
+#             the loop, so it is stopped with SIGKILL               c=50
+#   grpc-slow bench/services/grpc_slow (Go, grpc-go; built with go build
+#             into the temp dir, Go from the OS packages if missing):
+#             helloworld.Greeter/SayHello, what grpc:// calls by default,
+#             sleeping 500 ms; no stream limit, so the closed loop's
+#             ceiling is c / 0.5 s = 200 req/s at any pool            c=100
 #
 # For each service: (a) the grid, `poolbench run URL -s pool -c C --pool
 # 1,2,..,10,11,..,C` (each size at most 10% above the one before), -d 2s
 # --warmup 500ms --reps 2 --format json; per size its throughput, p99, error
 # rate and stalls; the best throughput, the smallest pool within 5% of it,
-# and the smallest pool that fails (> 1% errors or a stall). (b) `poolbench
-# tune URL -c C --budget 2m --format json`, timed. (c) The bounds, MET or NOT
-# MET: the recommended pool's throughput >= 0.9x the grid's best (the grid's
-# own figure at that size, or the nearest size measured, and tune's figure);
+# and the smallest pool that fails (> 1% errors or a stall). Except:
+#   fastapi    sizes 1..16 (16 is its first failing size), each size its own
+#              `poolbench run` on a freshly started app (SIGKILL by PID, wait,
+#              start again: a frozen cell leaves it frozen for minutes);
+#              about 2-3 minutes
+#   grpc-slow  -s shared,round-robin -c 100, sizes 1,2,4,8,16,32,64,100
+#              (size 1 is `shared`, one connection; round-robin:N the
+#              others), -d 3s --warmup 1s --reps 2; about 1-2 minutes
+# (b) `poolbench tune URL -c C --budget 2m --format json`, timed (fastapi:
+# on a freshly started app). (c) The bounds, MET or NOT MET: the
+# recommended pool's throughput >= 0.9x the grid's best (the grid's own
+# figure at that size, or the nearest size measured, and tune's figure);
 # the recommended size <= 1.1x the grid's smallest pool within 5% of best,
 # +1; tune's cliff within 10% of where the grid first fails ("n/a, met" if
-# neither finds one); tune done in <= 120 s + 10 s of wall clock. A tune that
-# fails or is missing is NOT RUN. At the end, a table and a markdown block
-# for bench/RESULTS.md. All five take about 20 minutes of grids (3-4 min a
-# service; the freezing one's frozen cells take longer) plus up to 2 min of
-# tune each.
+# neither finds one); tune done in <= 120 s + 10 s of wall clock. For
+# fastapi the time bound is 120 s + 2 x 60 s + 10 s = 250 s: tune waits out
+# a frozen service outside its budget (each failure may add up to
+# --recovery, 60 s by default), and this one freezes at every point above
+# 15 in flight. Tune exits 1 when it recommends no pool, its JSON still on
+# stdout: that is its answer (the bounds that need a pool are NOT MET); a
+# tune that fails otherwise or whose JSON is missing is NOT RUN. Tune's
+# `recommendation.cap` (why the pool is a cap on requests in flight),
+# `capacity.still_rising` and its inferences (e.g. closed-loop-ceiling) are
+# printed under its answer; the cap and the closed-loop ceiling also go in
+# the markdown block's notes. At the end, a table and a markdown block for
+# bench/RESULTS.md. All seven take about 25 minutes of grids (3-4 min a
+# service; the freezing ones' frozen cells take longer) plus up to 2 min of
+# tune each (fastapi: up to 4 min).
 #
 # Environment:
 #   POOLBENCH=path      the binary (default target/release/poolbench; not built here)
 #   TA_SIZES=1,4,16     the grid's pool sizes instead of the dense list (sizes
 #                       above C are dropped), for a quick look
-#   TA_DURATION=2s TA_WARMUP=500ms TA_REPS=2   the grid's cells
-#   TA_BUDGET=2m        tune's --budget (the time bound stays 120 s + 10 s)
+#   TA_DURATION=2s TA_WARMUP=500ms TA_REPS=2   the grid's cells (every service's,
+#                       grpc-slow's too, when set)
+#   TA_BUDGET=2m        tune's --budget (the time bound stays 120 s + 10 s,
+#                       fastapi's 250 s)
 #   TA_SKIP_TUNE=1      the grid only (every bound NOT RUN)
 #   TA_OUT=DIR          keep the JSON of grid and tune there (default: a temp dir,
 #                       removed at exit)
 #
 # Every server is started on a free loopback port in a temp directory,
-# stopped by its PID (PostgreSQL by scripts/services.sh, by the PID it wrote)
-# and waited for once its service is done. Exit 0, whatever the bounds say;
-# 2 if a service could not be started (the others still run).
+# stopped by its PID (PostgreSQL by scripts/services.sh, by the PID it wrote;
+# the FastAPI app with SIGKILL) and waited for once its service is done.
+# Exit 0, whatever the bounds say; 2 if a service could not be started (the
+# others still run).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 bin=${POOLBENCH:-target/release/poolbench}
-duration=${TA_DURATION:-2s}
-warmup=${TA_WARMUP:-500ms}
-reps=${TA_REPS:-2}
 budget=${TA_BUDGET:-2m}
-all=(nginx workers freeze pg serve)
+all=(nginx workers freeze pg serve fastapi grpc-slow)
 [ $# -gt 0 ] && wanted=("$@") || wanted=("${all[@]}")
 
 for s in "${wanted[@]}"; do
@@ -65,21 +94,25 @@ bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 # The real interpreter, not pyenv's shim (which forks: $! would not be the server).
 py=$(python3 -c 'import sys; print(sys.executable)')
 
-# shellcheck source=bench/lib.sh
+# shellcheck source=bench/lib.sh disable=SC1091 # followed with shellcheck -x
 . bench/lib.sh
 tmp=$(mktemp -d /tmp/tune-accuracy.XXXXXX)
 chmod 755 "$tmp" # scripts/services.sh runs PostgreSQL as the postgres user
 out=${TA_OUT:-$tmp/out}
 mkdir -p "$out"
 svc_pid=        # the running service's server, stopped by PID
+svc_signal=TERM # the signal that stops it (fastapi: KILL, it ignores TERM while frozen)
 pg_dir=         # scripts/services.sh's directory while PostgreSQL runs
 
-stop_service() {
+stop_server() {
     if [ -n "$svc_pid" ]; then
-        kill "$svc_pid" 2>/dev/null || true
+        kill -s "$svc_signal" "$svc_pid" 2>/dev/null || true
         wait "$svc_pid" 2>/dev/null || true
         svc_pid=
     fi
+}
+stop_service() {
+    stop_server
     if [ -n "$pg_dir" ]; then
         scripts/services.sh stop "$pg_dir" >/dev/null 2>&1 || true
         pg_dir=
@@ -94,13 +127,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# Wait for FILE to have a line `http ADDR` (poolbench serve and
-# limited_http.py print it once listening); sets $addr.
-wait_http_line() {
-    local file=$1
+# Wait for FILE to have a line `KIND ADDR` (poolbench serve, limited_http.py
+# and fastapi_sqlalchemy.py print `http ADDR` once listening, grpc_slow
+# `grpc ADDR`); sets $addr.
+wait_addr_line() {
+    local kind=$1 file=$2
     addr=
-    for _ in $(seq 200); do
-        addr=$(sed -n 's/^http \([^ ]*\)$/\1/p' "$file" 2>/dev/null | head -n 1)
+    for _ in $(seq 400); do
+        addr=$(sed -n "s/^$kind \([^ ]*\)$/\1/p" "$file" 2>/dev/null | head -n 1)
         [ -n "$addr" ] && return 0
         kill -0 "$svc_pid" 2>/dev/null || break
         sleep 0.05
@@ -109,13 +143,20 @@ wait_http_line() {
 }
 
 # Each start_* sets $url, $c, $about and the array run_extra (arguments for
-# both run and tune), or returns 1.
+# both run and tune), or returns 1. It may change the grid from the default
+# (set in the main loop): grid_sizes (instead of the dense list),
+# grid_strategy (-s; with one_is_shared, size 1 is `shared` and the sized
+# strategy gets the sizes above 1), the cells (cell_duration, cell_warmup,
+# cell_reps, unless TA_* set them), fresh_per_size (each size its own run on
+# a service started again by restart_server), tune_extra_s (added to tune's
+# time bound).
 start_nginx_service() {
     command -v nginx >/dev/null || apt_install nginx || return 1
     # shellcheck disable=SC2119 # no arguments: HTTP/1.1
     start_nginx # bench/lib.sh: one worker, a 13-byte body; sets $nginx_addr
     svc_pid=$nginx_pid
     nginx_pid=
+    # shellcheck disable=SC2154 # set by start_nginx (bench/lib.sh)
     url="http://$nginx_addr/"
     c=64
     run_extra=()
@@ -126,7 +167,7 @@ start_python() {
     local model=$1
     "$py" bench/services/limited_http.py "$model" >"$tmp/$model.out" 2>&1 &
     svc_pid=$!
-    wait_http_line "$tmp/$model.out" || { cat "$tmp/$model.out" >&2; return 1; }
+    wait_addr_line http "$tmp/$model.out" || { cat "$tmp/$model.out" >&2; return 1; }
     url="http://$addr/"
     run_extra=()
     case $model in
@@ -141,13 +182,18 @@ start_python() {
     esac
 }
 
-start_pg() {
+# PostgreSQL by scripts/services.sh; sets $pg_dir.
+start_pg_server() {
     pg_dir=$tmp/pg-services
     mkdir -p "$pg_dir"
     scripts/services.sh start "$pg_dir" pg >"$tmp/pg-services.log" 2>&1 || {
         cat "$tmp/pg-services.log" >&2
         return 1
     }
+}
+
+start_pg() {
+    start_pg_server || return 1
     url="$(cat "$pg_dir/pg/url")?sslmode=disable"
     c=64
     run_extra=(--query 'SELECT pg_sleep(0.005)')
@@ -157,11 +203,66 @@ start_pg() {
 start_builtin() {
     "$bin" serve --listen 127.0.0.1:0 --delay 20ms --max-inflight 24 >"$tmp/serve.out" 2>&1 &
     svc_pid=$!
-    wait_http_line "$tmp/serve.out" || { cat "$tmp/serve.out" >&2; return 1; }
+    wait_addr_line http "$tmp/serve.out" || { cat "$tmp/serve.out" >&2; return 1; }
     url="http://$addr/"
     c=100
     run_extra=()
     about="poolbench serve --delay 20ms --max-inflight 24"
+}
+
+# The FastAPI app alone, on the PostgreSQL already started; sets $url.
+start_fastapi_app() {
+    PGSSLMODE=disable "$py" bench/services/fastapi_sqlalchemy.py --dsn "$fastapi_dsn" \
+        >"$tmp/fastapi.out" 2>&1 &
+    svc_pid=$!
+    wait_addr_line http "$tmp/fastapi.out" || { tail -20 "$tmp/fastapi.out" >&2; return 1; }
+    url="http://$addr/authors/1"
+}
+
+start_fastapi() {
+    start_pg_server || return 1
+    fastapi_dsn=$(cat "$pg_dir/pg/url")
+    svc_signal=KILL
+    start_fastapi_app || return 1
+    c=50
+    run_extra=()
+    grid_sizes=$(seq -s, 1 16)
+    fresh_per_size=1
+    tune_extra_s=120
+    about="fastapi_sqlalchemy.py ($("$py" -c 'import fastapi, sqlalchemy, psycopg2, uvicorn; print(f"FastAPI {fastapi.__version__}, SQLAlchemy {sqlalchemy.__version__}, psycopg2 {psycopg2.__version__.split()[0]}, uvicorn {uvicorn.__version__}")'), pool 5+10, pool_timeout 30 s; PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}'), sslmode=disable)"
+}
+
+start_grpc_slow() {
+    local ver
+    command -v go >/dev/null || {
+        echo "  installing the Go toolchain from the OS packages" >&2
+        apt_install golang-go || return 1
+    }
+    (cd bench/services/grpc_slow && go build -buildvcs=false -o "$tmp/grpc-slow" .) \
+        >"$tmp/grpc-slow.build" 2>&1 || { cat "$tmp/grpc-slow.build" >&2; return 1; }
+    "$tmp/grpc-slow" >"$tmp/grpc-slow.out" 2>&1 &
+    svc_pid=$!
+    wait_addr_line grpc "$tmp/grpc-slow.out" || { cat "$tmp/grpc-slow.out" >&2; return 1; }
+    url="grpc://$addr/"
+    c=100
+    run_extra=()
+    grid_sizes=1,2,4,8,16,32,64,100
+    grid_strategy=round-robin
+    one_is_shared=1
+    cell_duration=${TA_DURATION:-3s}
+    cell_warmup=${TA_WARMUP:-1s}
+    cell_reps=${TA_REPS:-2}
+    ver=$(sed -n 's/^\s*google.golang.org\/grpc \(v[^ ]*\).*/\1/p' bench/services/grpc_slow/go.mod | head -1)
+    about="grpc_slow (grpc-go $ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello sleeping 500 ms"
+}
+
+# Stop the server and start it again (fresh_per_size services only).
+restart_server() {
+    stop_server
+    case $1 in
+    fastapi) start_fastapi_app ;;
+    *) return 1 ;;
+    esac
 }
 
 now() { date +%s.%N; }
@@ -177,6 +278,89 @@ settle() {
     echo "  (the service still does not answer 200 after the grid; tune starts anyway)"
 }
 
+# The grid's cells: `poolbench run` on SIZES (comma list) into JSON FILE.
+run_cells() {
+    local sizes=$1 file=$2 strategies=$grid_strategy pool
+    pool=$sizes
+    if [ -n "$one_is_shared" ]; then
+        pool=$(tr ',' '\n' <<<"$sizes" | awk '$1 > 1' | paste -sd,)
+        strategies=
+        case ",$sizes," in *,1,*) strategies=shared ;; esac
+        [ -n "$pool" ] && strategies=${strategies:+$strategies,}$grid_strategy
+        [ -n "$pool" ] || pool=1
+    fi
+    "$bin" run "$url" "${run_extra[@]}" -s "$strategies" -c "$c" --pool "$pool" \
+        -d "$cell_duration" --warmup "$cell_warmup" --reps "$cell_reps" --format json -q \
+        -o "$file" >/dev/null 2>"$file.err"
+}
+
+# Merge grid JSON files into the first argument's file: every cell in one
+# list, a `shared` cell counted as pool size 1 (its one connection).
+merge_grid() {
+    "$py" - "$@" <<'EOF'
+import json, sys
+dst, srcs = sys.argv[1], sys.argv[2:]
+docs = []
+for p in srcs:
+    try:
+        with open(p) as f:
+            docs.append(json.load(f))
+    except (OSError, ValueError):
+        pass
+if docs:
+    doc = docs[0]
+    doc["cells"] = [c for d in docs for c in d.get("cells", [])]
+    for c in doc["cells"]:
+        if c.get("pool_size") is None and str(c.get("strategy")).split(":")[0] == "shared":
+            c["pool_size"] = 1
+    with open(dst, "w") as f:
+        json.dump(doc, f)
+EOF
+}
+
+# Tune's cap, still_rising and inferences from its JSON FILE, one line each;
+# the cap and the closed-loop ceiling also as markdown bullets for SERVICE
+# into NOTES. Exit 1 if FILE is not a JSON object.
+tune_notes() {
+    "$py" - "$@" <<'EOF'
+import json, sys
+path, name, notes = sys.argv[1:4]
+try:
+    with open(path) as f:
+        doc = json.load(f)
+except (OSError, ValueError):
+    sys.exit(1)
+if not isinstance(doc, dict):
+    sys.exit(1)
+rec = doc.get("recommendation")
+cap = rec.get("cap") if isinstance(rec, dict) else None
+md = []
+if cap:
+    print(f"  tune's cap: {cap}")
+    md.append(f"- {name}: tune's cap: {cap}")
+if (doc.get("capacity") or {}).get("still_rising"):
+    print("  tune: capacity.still_rising (never pushed to its limit)")
+for inf in doc.get("inferences") or []:
+    if isinstance(inf, dict):
+        print(f"    inference {inf.get('id')}: {inf.get('text')}")
+        if inf.get("id") == "closed-loop-ceiling":
+            md.append(f"- {name}: closed-loop-ceiling: {inf.get('text')}")
+with open(notes, "a") as f:
+    f.writelines(line + "\n" for line in md)
+EOF
+}
+
+# tune_accuracy.py check with a time bound of BOUND_S + 10 s.
+check_tune() {
+    local bound_s=$1
+    shift
+    PYTHONDONTWRITEBYTECODE=1 "$py" -c 'import sys
+sys.path.insert(0, "bench")
+import tune_accuracy as ta
+ta.BUDGET_S = float(sys.argv[1])
+sys.exit(ta.main(sys.argv[2:]))' "$bound_s" check "$@"
+}
+
 nproc_n=$(nproc)
 version=$("$bin" --version 2>/dev/null | head -1)
 echo "machine: $nproc_n cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -185,7 +369,19 @@ echo "commit:  $(git rev-parse --short HEAD 2>/dev/null)"
 echo
 failed_start=()
 results=()
+notes=$out/notes.md
+: >"$notes"
 for s in "${wanted[@]}"; do
+    # The default grid and bound; a start_* may change them.
+    grid_sizes=
+    grid_strategy=pool
+    one_is_shared=
+    fresh_per_size=
+    cell_duration=${TA_DURATION:-2s}
+    cell_warmup=${TA_WARMUP:-500ms}
+    cell_reps=${TA_REPS:-2}
+    tune_extra_s=0
+    svc_signal=TERM
     started=0
     case $s in
     nginx) start_nginx_service || started=$? ;;
@@ -193,6 +389,8 @@ for s in "${wanted[@]}"; do
     freeze) start_python pool-freeze || started=$? ;;
     pg) start_pg || started=$? ;;
     serve) start_builtin || started=$? ;;
+    fastapi) start_fastapi || started=$? ;;
+    grpc-slow) start_grpc_slow || started=$? ;;
     esac
     if [ "$started" -ne 0 ]; then
         echo "== $s: could not be started; skipped" >&2
@@ -202,46 +400,93 @@ for s in "${wanted[@]}"; do
     fi
     if [ -n "${TA_SIZES:-}" ]; then
         sizes=$(tr ',' '\n' <<<"$TA_SIZES" | awk -v c="$c" '$1 <= c' | paste -sd,)
+    elif [ -n "$grid_sizes" ]; then
+        sizes=$grid_sizes
     else
         sizes=$("$py" bench/tune_accuracy.py sizes "$c")
     fi
+    strategies=$grid_strategy
+    [ -n "$one_is_shared" ] && strategies="shared (size 1), $grid_strategy (the others)"
     echo "== $s: $about at ${url%%\?*}, c=$c"
-    echo "  grid: $(tr ',' '\n' <<<"$sizes" | wc -l) pool sizes ($sizes), -d $duration --warmup $warmup --reps $reps"
+    echo "  grid: $(tr ',' '\n' <<<"$sizes" | wc -l) pool sizes ($sizes), -s $strategies, -d $cell_duration --warmup $cell_warmup --reps $cell_reps${fresh_per_size:+, each size its own run on a freshly started service}"
     t0=$(now)
-    "$bin" run "$url" "${run_extra[@]}" -s pool -c "$c" --pool "$sizes" -d "$duration" \
-        --warmup "$warmup" --reps "$reps" --format json -q -o "$out/$s.grid.json" \
-        >/dev/null 2>"$out/$s.grid.err"
-    rc=$?
+    rm -f "$out/$s".grid.*json "$out/$s".grid.*err
+    if [ -n "$fresh_per_size" ]; then
+        rc=0
+        first=1
+        parts=()
+        for n in ${sizes//,/ }; do
+            if [ -z "$first" ]; then
+                restart_server "$s" || { echo "  could not start $s again before size $n"; rc=2; break; }
+            fi
+            first=
+            run_cells "$n" "$out/$s.grid.$n.json"
+            r=$?
+            parts+=("$out/$s.grid.$n.json")
+            if [ $r -ne 0 ]; then
+                rc=$r
+                echo "  size $n: run exit $r"
+                sed 's/^/    run: /' "$out/$s.grid.$n.json.err" | head -5
+            fi
+        done
+        merge_grid "$out/$s.grid.json" "${parts[@]}"
+    else
+        run_cells "$sizes" "$out/$s.grid.raw.json"
+        rc=$?
+        [ $rc -ne 0 ] && sed 's/^/  run: /' "$out/$s.grid.raw.json.err" | head -20
+        merge_grid "$out/$s.grid.json" "$out/$s.grid.raw.json"
+    fi
     echo "  grid took $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s (exit $rc)"
-    [ $rc -ne 0 ] && sed 's/^/  run: /' "$out/$s.grid.err" | head -20
     if [ -s "$out/$s.grid.json" ]; then
         "$py" bench/tune_accuracy.py grid "$out/$s.grid.json"
     fi
 
+    bound_s=$((120 + tune_extra_s))
+    check_rc=127
     if [ -n "${TA_SKIP_TUNE:-}" ]; then
-        tune_rc=127
         wall=0
     else
+        if [ -n "$fresh_per_size" ]; then
+            restart_server "$s" || echo "  could not start $s again for tune"
+        fi
         settle "$url"
         t0=$(now)
         "$bin" tune "$url" "${run_extra[@]}" -c "$c" --budget "$budget" --format json \
             >"$out/$s.tune.json" 2>"$out/$s.tune.err"
         tune_rc=$?
         wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-        if [ $tune_rc -ne 0 ]; then
+        check_rc=$tune_rc
+        if [ $tune_rc -eq 1 ] && tune_notes "$out/$s.tune.json" "$s" /dev/null >/dev/null; then
+            echo "  tune exit 1 after $wall s: no pool recommended (its JSON is its answer)"
+            check_rc=0
+        elif [ $tune_rc -ne 0 ]; then
             echo "  tune failed (exit $tune_rc after $wall s):"
             sed 's/^/    /' "$out/$s.tune.err" | head -20
         fi
     fi
-    "$py" bench/tune_accuracy.py check "$s" "$c" "$out/$s.grid.json" "$out/$s.tune.json" \
-        "$tune_rc" "$wall" "$out/$s.result.json"
+    check_tune "$bound_s" "$s" "$c" "$out/$s.grid.json" "$out/$s.tune.json" \
+        "$check_rc" "$wall" "$out/$s.result.json"
+    if [ "$check_rc" -eq 0 ]; then
+        tune_notes "$out/$s.tune.json" "$s" "$notes"
+    fi
+    [ "$tune_extra_s" -gt 0 ] &&
+        echo "- $s: time bound $((bound_s + 10)) s (120 s + $tune_extra_s s + 10 s: tune waits out failures outside its budget, up to --recovery each)" >>"$notes"
     [ -s "$out/$s.result.json" ] && results+=("$out/$s.result.json")
     stop_service
     echo
 done
 
 if [ ${#results[@]} -gt 0 ]; then
-    NPROC=$nproc_n POOLBENCH_VERSION=$version "$py" bench/tune_accuracy.py report "${results[@]}"
+    # The report's markdown block ends with its fence: the notes go before it.
+    report=$(NPROC=$nproc_n POOLBENCH_VERSION=$version "$py" bench/tune_accuracy.py report "${results[@]}")
+    if [ -s "$notes" ] && [ "$(tail -n 1 <<<"$report")" = '```' ]; then
+        sed '$d' <<<"$report"
+        cat "$notes"
+        echo '```'
+    else
+        printf '%s\n' "$report"
+        cat "$notes"
+    fi
 fi
 if [ ${#failed_start[@]} -gt 0 ]; then
     echo "could not start: ${failed_start[*]}" >&2

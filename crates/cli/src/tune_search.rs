@@ -45,6 +45,15 @@ impl Measure for EngineMeasure {
             report(p, at);
         }
     }
+
+    fn waiting(&mut self, why: &str, up_to: Duration) {
+        if !self.quiet {
+            eprintln!(
+                "  recovery  {why}: waiting up to {:.0} s for the service to answer as before",
+                up_to.as_secs_f64()
+            );
+        }
+    }
 }
 
 impl EngineMeasure {

@@ -26,6 +26,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             return Ok(());
         };
         let began = self.clock.now();
+        let failed = format!("{} at {} in flight: {why}", p.strategy, p.in_flight);
+        self.measure.waiting(&failed, self.setup.recovery);
         let recovered = self.wait_for_recovery()?;
         self.waited += self.clock.now().saturating_sub(began);
         if !recovered && !self.measure.interrupted() {

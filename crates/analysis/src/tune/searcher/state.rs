@@ -41,6 +41,9 @@ pub trait Measure {
     fn interrupted(&self) -> bool;
     /// A point is done (for progress); `at`: time since the search began.
     fn measured(&mut self, _point: &TunePoint, _at: Duration) {}
+    /// The search waits for the service (for progress): why, and how long
+    /// at most.
+    fn waiting(&mut self, _why: &str, _up_to: Duration) {}
 }
 
 /// Time, as the search sees it.
