@@ -201,3 +201,34 @@ fn the_confirmation_calls_a_tie_and_the_smaller_pool_wins_it() {
     let refs: Vec<&TunePoint> = points.iter().collect();
     assert_eq!(decide(&refs, None, 0.5).unwrap().0.pool_size, 24);
 }
+
+#[test]
+fn a_gradual_fall_is_retrograde_and_a_sudden_one_a_cliff() {
+    // FastAPI with synchronous SQLAlchemy as measured: 800 req/s at 4 in
+    // flight falling to 24% of that at 15, a step at a time.
+    let curve = |xs: &[(usize, f64)]| -> Vec<TunePoint> {
+        xs.iter()
+            .map(|&(n, x)| {
+                let mut p = service(TunePhase::Capacity, n, n, 100, 1.0, None);
+                p.throughput_rps = x;
+                p.mean_us = n as f64 / x * 1e6;
+                p
+            })
+            .collect()
+    };
+    let gradual = curve(&[
+        (1, 760.0),
+        (4, 800.0),
+        (8, 400.0),
+        (11, 290.0),
+        (14, 220.0),
+        (15, 192.0),
+    ]);
+    let cap = capacity(&gradual, None, false);
+    assert_eq!(cap.cliff_in_flight, None, "{cap:?}");
+    assert_eq!(cap.retrograde_from, Some(8));
+    let sudden = curve(&[(1, 760.0), (4, 800.0), (8, 780.0), (16, 150.0)]);
+    assert_eq!(capacity(&sudden, None, false).cliff_in_flight, Some(16));
+    let crawling = curve(&[(1, 760.0), (4, 800.0), (8, 400.0), (16, 210.0), (32, 70.0)]);
+    assert_eq!(capacity(&crawling, None, false).cliff_in_flight, Some(32));
+}

@@ -8,9 +8,13 @@ use poolbench_model::{Capacity, Slo, TunePhase, TunePoint};
 pub const KNEE_SHARE: f64 = 0.95;
 /// Below this share of the peak, past it, throughput has fallen.
 const RETROGRADE_SHARE: f64 = 0.9;
-/// Below this share of the peak so far, throughput has collapsed (a
-/// cliff); a smaller fall is a retrograde service, not a failing one.
+/// Below this share of the peak so far, and below half the level under
+/// it, throughput has collapsed (a cliff); a gradual fall is a retrograde
+/// service, not a failing one.
 const COLLAPSE_SHARE: f64 = 0.25;
+/// Below this share of the peak, however it got there, the service crawls:
+/// a cliff too.
+const CRAWL_SHARE: f64 = 0.1;
 
 /// The capacity points, one per level of requests in flight (the last
 /// measured where a level was measured twice), in order of that level.
@@ -96,18 +100,22 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
 }
 
 /// The levels below the cliff, and the cliff: the first level that failed
-/// (errors, stall) or whose throughput collapsed below half the peak of
-/// the levels under it.
+/// (errors, stall) or whose throughput collapsed: below a quarter of the
+/// peak of the levels under it and half the level just under it, or below
+/// a tenth of that peak.
 pub fn split_at_cliff<'a>(
     levels: &[&'a TunePoint],
     slo: Option<&Slo>,
     stall_s: f64,
 ) -> (Vec<&'a TunePoint>, Option<(usize, String)>) {
-    let mut good = Vec::new();
+    let mut good: Vec<&TunePoint> = Vec::new();
     let mut peak: f64 = 0.0;
     for p in levels {
+        let before = good.last().map_or(0.0, |q| q.throughput_rps);
+        let x = p.throughput_rps;
+        let collapsed = x < CRAWL_SHARE * peak || (x < COLLAPSE_SHARE * peak && x < 0.5 * before);
         let why = failure(p, slo, stall_s).or_else(|| {
-            (peak > 0.0 && p.throughput_rps < COLLAPSE_SHARE * peak).then(|| {
+            collapsed.then(|| {
                 format!(
                     "throughput collapsed to {:.0}% of its peak",
                     100.0 * p.throughput_rps / peak
