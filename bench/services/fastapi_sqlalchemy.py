@@ -9,7 +9,8 @@ with the classic mistake that freezes such deployments under load.
 The engine is SQLAlchemy's QueuePool at its defaults (5 + 10 overflow, a
 30 s checkout timeout) over psycopg2 (a postgres:// or postgresql:// DSN is
 taken as postgresql+psycopg2://). At start it creates and fills a table
-authors(id, name) with ids 1..1000 (idempotent).
+fastapi_authors(id, name) with ids 1..1000 (idempotent; its own name, so a
+database with another `authors` table is left alone).
 
     GET /authors/{id}   {"id": ID, "name": "author ID"} (404 if missing)
     GET /               the same as /authors/1
@@ -69,9 +70,9 @@ def build_app(args):
     )
     with engine.begin() as conn:
         conn.execute(text(
-            "CREATE TABLE IF NOT EXISTS authors (id integer PRIMARY KEY, name text NOT NULL)"))
+            "CREATE TABLE IF NOT EXISTS fastapi_authors (id integer PRIMARY KEY, name text NOT NULL)"))
         conn.execute(text(
-            "INSERT INTO authors SELECT i, 'author ' || i FROM generate_series(1, :n) i "
+            "INSERT INTO fastapi_authors SELECT i, 'author ' || i FROM generate_series(1, :n) i "
             "ON CONFLICT (id) DO NOTHING"), {"n": AUTHORS})
     SessionLocal = sessionmaker(autoflush=False, bind=engine)
 
@@ -85,7 +86,7 @@ def build_app(args):
     app = FastAPI()
 
     def author(db, author_id):
-        row = db.execute(text("SELECT id, name FROM authors WHERE id = :id"),
+        row = db.execute(text("SELECT id, name FROM fastapi_authors WHERE id = :id"),
                          {"id": author_id}).first()
         if row is None:
             raise HTTPException(status_code=404, detail="author not found")
