@@ -67,6 +67,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         base,
         quiet: a.quiet,
         live: crate::metrics_listen::LiveOnly(watch.live.clone()),
+        reached: false,
     };
     let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
     if let Some(s) = server {

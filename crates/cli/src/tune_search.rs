@@ -14,13 +14,20 @@ pub(crate) struct EngineMeasure {
     pub(crate) quiet: bool,
     /// `--metrics-listen`: every point's cell, live.
     pub(crate) live: crate::metrics_listen::LiveOnly,
+    /// A run has reached the target (later runs skip the preflight).
+    pub(crate) reached: bool,
 }
 
 impl Measure for EngineMeasure {
     type Error = Failure;
 
     fn run(&mut self, ask: &Ask) -> Result<Ran, Failure> {
-        let plan = self.plan(ask);
+        let mut plan = self.plan(ask);
+        // The first point checks the target can be reached (exit 2 before
+        // any load); after it, a preflight request given up on would stay
+        // queued inside a frozen service.
+        plan.preflight = !self.reached;
+        self.reached = true;
         let mut run = poolbench_engine::run(&plan, None, &self.live).map_err(|e| match e {
             EngineError::Runtime(_) => Failure::runtime(e),
             _ => Failure::input(e),

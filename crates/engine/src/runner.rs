@@ -168,7 +168,9 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
             target: plan.target.redacted(),
             reason: e.message,
         })?;
-    runtime.block_on(preflight(&target)).map_err(unreachable)?;
+    if plan.preflight {
+        runtime.block_on(preflight(&target)).map_err(unreachable)?;
+    }
     let pipeline = match plan.pipeline {
         Some(depth) => Some(
             runtime

@@ -41,6 +41,15 @@ pub struct Plan {
     #[serde(with = "crate::duration::text")]
     #[schemars(with = "String")]
     pub timeout: Duration,
+    /// One request before the first cell, so that a target that cannot be
+    /// reached stops the run before any load (exit 2). `tune` turns it off
+    /// after its first point: a request given up on inside a frozen
+    /// service stays queued there and keeps it frozen.
+    #[serde(
+        default = "preflight_default",
+        skip_serializing_if = "preflight_is_default"
+    )]
+    pub preflight: bool,
     /// Connect timeout.
     #[serde(with = "crate::duration::text")]
     #[schemars(with = "String")]
@@ -120,6 +129,7 @@ impl Plan {
             warmup: Duration::from_secs(2),
             requests: None,
             timeout: Duration::from_secs(10),
+            preflight: true,
             connect_timeout: Duration::from_secs(5),
             target_options: TargetOptions::default(),
             pool: PoolConfig::default(),
@@ -188,4 +198,12 @@ impl Plan {
             })
             .collect()
     }
+}
+
+fn preflight_default() -> bool {
+    true
+}
+
+fn preflight_is_default(on: &bool) -> bool {
+    *on
 }
