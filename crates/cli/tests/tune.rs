@@ -422,11 +422,14 @@ fn fastapi(extra: &[&str]) -> Listening {
 #[test]
 fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    // QueuePool 5 + 10, pool_timeout 30 s: 16 in flight freeze it for 30 s
-    // (bench/RESULTS.md); each freeze is waited out, the second try too.
+    // QueuePool 5 + 10, pool_timeout 30 s: 16 in flight freeze it for 30 s,
+    // and each request queued inside it then may cost another 30 s: after
+    // a point at 16 in flight it answered again 26 s later in most runs,
+    // past 60 s in about one in five (bench/RESULTS.md). Each freeze is
+    // waited out, the second try too, up to 150 s.
     let svc = fastapi(&[]);
     let url = format!("http://{}/authors/1", svc.addr("http"));
-    let (r, wall) = tune(&[&url, "-c", "50"]);
+    let (r, wall) = tune(&[&url, "-c", "50", "--recovery", "150s"]);
     let cap = &r["capacity"];
     let cliff = cap["cliff_in_flight"]
         .as_u64()
@@ -462,8 +465,8 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
         }
     }
     assert!(r["stopped_early"].is_null(), "{}", r["stopped_early"]);
-    // Two freezes of about 30 s were waited out beside the 2 min budget.
-    assert!(wall <= 120.0 + 2.0 * 60.0, "{wall} s");
+    // Two freezes were waited out beside the 2 min budget.
+    assert!(wall <= 120.0 + 2.0 * 150.0 + 10.0, "{wall} s");
 }
 
 #[test]
