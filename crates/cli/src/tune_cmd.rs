@@ -30,15 +30,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         }
     };
     let families = families(&a, &target)?;
-    let load = match (a.concurrency, a.rate) {
-        (Some(c), _) => TuneLoad::Concurrency(c),
-        (None, Some(r)) => TuneLoad::Rate(r),
-        (None, None) => {
-            return Err(Failure::input(
-                "tune needs the client's load: -c C or --rate R",
-            ))
-        }
-    };
+    let load = client_load(&a)?;
     let base = base_plan(&a, target.clone());
     base.validate().map_err(Failure::input)?;
     let fd_limit = crate::limits::raise();
@@ -93,6 +85,17 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         "no pool recommended: {}",
         result.reason.as_deref().unwrap_or("see the report")
     )))
+}
+
+/// The client's load: -c C workers or --rate R arrivals a second.
+fn client_load(a: &TuneArgs) -> Result<TuneLoad, Failure> {
+    match (a.concurrency, a.rate) {
+        (Some(c), _) => Ok(TuneLoad::Concurrency(c)),
+        (None, Some(r)) => Ok(TuneLoad::Rate(r)),
+        (None, None) => Err(Failure::input(
+            "tune needs the client's load: -c C or --rate R",
+        )),
+    }
 }
 
 /// The result the search fills: what was asked, of what, when.
