@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing poolbench needs on a fresh Debian
 # machine: a Rust toolchain with rustfmt and clippy, Chromium, openssl,
-# the ShellCheck linter, python3, and Python's grpcio, h2 and
+# the ShellCheck linter, python3, and Python's grpcio, h2, FastAPI (with
+# uvicorn, SQLAlchemy and psycopg2) and
 # kubernetes-validate packages. Idempotent: when everything is there it prints nothing.
 # scripts/test.sh runs it first; scripts/services.sh installs the servers
 # (PostgreSQL, Redis, nginx) itself.
