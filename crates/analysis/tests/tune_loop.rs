@@ -6,8 +6,8 @@
 use crate::support::cell;
 use poolbench_analysis::tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
 use poolbench_model::{
-    encode_histogram, new_histogram, CellResult, Machine, StrategySpec, Timeline, TuneLoad,
-    TunePhase, TuneResult,
+    encode_histogram, new_histogram, CellResult, StrategySpec, Timeline, TuneLoad, TunePhase,
+    TuneResult,
 };
 use std::cell::Cell;
 use std::rc::Rc;
@@ -209,28 +209,6 @@ fn simulated_cell(
     c
 }
 
-fn skeleton(setup: &Setup) -> TuneResult {
-    TuneResult {
-        schema_version: poolbench_model::TUNE_SCHEMA_VERSION,
-        target: "http://127.0.0.1:8000/".into(),
-        machine: Machine::current(),
-        started_at: String::new(),
-        load: setup.load,
-        slo: None,
-        budget_s: setup.budget.as_secs_f64(),
-        families: setup.families.clone(),
-        capacity: Default::default(),
-        recommendation: None,
-        reason: None,
-        families_found: Vec::new(),
-        inferences: Vec::new(),
-        points: Vec::new(),
-        findings: Vec::new(),
-        stopped_early: None,
-        elapsed_s: 0.0,
-    }
-}
-
 /// The whole search against `service` at `-c c`, concluded.
 fn tune(service: Service, c: usize, families: &[&str], recovery: Duration) -> TuneResult {
     let clock = SimClock::default();
@@ -248,7 +226,14 @@ fn tune(service: Service, c: usize, families: &[&str], recovery: Duration) -> Tu
         clock: clock.clone(),
         frozen_until: Duration::ZERO,
     };
-    let mut r = Searcher::new(setup.clone(), skeleton(&setup), sim, clock)
+    let skeleton = TuneResult::begin(
+        "http://127.0.0.1:8000/".into(),
+        setup.load,
+        None,
+        setup.budget.as_secs_f64(),
+        setup.families.clone(),
+    );
+    let mut r = Searcher::new(setup, skeleton, sim, clock)
         .run()
         .expect("a simulated service never errs");
     conclude(&mut r, "http");

@@ -5,7 +5,7 @@ use crate::tune_args::{TuneArgs, TuneFormat};
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
 use poolbench_analysis::tune::{Searcher, Setup, WallClock};
-use poolbench_model::{LoadModel, Machine, Plan, TuneLoad, TuneResult, TUNE_SCHEMA_VERSION};
+use poolbench_model::{LoadModel, Plan, TuneLoad, TuneResult};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
@@ -54,7 +54,13 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let skeleton = skeleton(&setup, &base);
+    let skeleton = TuneResult::begin(
+        base.target.redacted(),
+        setup.load,
+        setup.slo.clone(),
+        setup.budget.as_secs_f64(),
+        setup.families.clone(),
+    );
     let measure = EngineMeasure {
         base,
         quiet: a.quiet,
@@ -95,29 +101,6 @@ fn client_load(a: &TuneArgs) -> Result<TuneLoad, Failure> {
         (None, None) => Err(Failure::input(
             "tune needs the client's load: -c C or --rate R",
         )),
-    }
-}
-
-/// The result the search fills: what was asked, of what, when.
-fn skeleton(setup: &Setup, base: &Plan) -> TuneResult {
-    TuneResult {
-        schema_version: TUNE_SCHEMA_VERSION,
-        target: base.target.redacted(),
-        machine: Machine::current(),
-        started_at: poolbench_model::duration::now_rfc3339(),
-        load: setup.load,
-        slo: setup.slo.clone(),
-        budget_s: setup.budget.as_secs_f64(),
-        families: setup.families.clone(),
-        capacity: Default::default(),
-        recommendation: None,
-        reason: None,
-        families_found: Vec::new(),
-        inferences: Vec::new(),
-        points: Vec::new(),
-        findings: Vec::new(),
-        stopped_early: None,
-        elapsed_s: 0.0,
     }
 }
 

@@ -69,6 +69,22 @@ impl Drop for Listening {
     }
 }
 
+/// `poolbench serve` with its gRPC listener, each answer after `delay`.
+fn grpc_serve(delay: &str) -> Listening {
+    Listening::start(
+        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--delay",
+            delay,
+        ]),
+        2,
+    )
+}
+
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("a number, got {v}"))
 }
@@ -195,18 +211,7 @@ fn report_in_every_format(saved: &std::path::Path, r: &Value) {
 #[test]
 fn a_500_ms_grpc_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let serve = Listening::start(
-        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--grpc-listen",
-            "127.0.0.1:0",
-            "--delay",
-            "500ms",
-        ]),
-        2,
-    );
+    let serve = grpc_serve("500ms");
     let url = format!("grpc://{}/", serve.addr("grpc"));
     let (r, wall) = tune(&[&url, "-c", "100"]);
     let cap = &r["capacity"];
@@ -316,18 +321,7 @@ fn postgres_and_grpc_each_get_an_answer() {
         "{clients}"
     );
 
-    let serve = Listening::start(
-        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--grpc-listen",
-            "127.0.0.1:0",
-            "--delay",
-            "2ms",
-        ]),
-        2,
-    );
+    let serve = grpc_serve("2ms");
     let url = format!("grpc://{}/", serve.addr("grpc"));
     let (g, _) = tune(&[&url, "-c", "16", "--budget", "60s"]);
     assert_eq!(g["families"], serde_json::json!(["shared", "round-robin"]));

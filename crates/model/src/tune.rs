@@ -50,6 +50,38 @@ pub struct TuneResult {
     pub elapsed_s: f64,
 }
 
+impl TuneResult {
+    /// A search about to begin: what was asked, of what, when; nothing
+    /// measured yet.
+    pub fn begin(
+        target: String,
+        load: TuneLoad,
+        slo: Option<Slo>,
+        budget_s: f64,
+        families: Vec<String>,
+    ) -> TuneResult {
+        TuneResult {
+            schema_version: TUNE_SCHEMA_VERSION,
+            target,
+            machine: Machine::current(),
+            started_at: crate::duration::now_rfc3339(),
+            load,
+            slo,
+            budget_s,
+            families,
+            capacity: Capacity::default(),
+            recommendation: None,
+            reason: None,
+            families_found: Vec::new(),
+            inferences: Vec::new(),
+            points: Vec::new(),
+            findings: Vec::new(),
+            stopped_early: None,
+            elapsed_s: 0.0,
+        }
+    }
+}
+
 /// The client's load: `{"concurrency": C}` or `{"rate": R}`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -136,6 +136,14 @@ pub fn render_tune_text(r: &TuneResult) -> String {
             let _ = writeln!(t, "    {e}");
         }
     }
+    t.push_str(&search_footer(r));
+    t
+}
+
+/// Why the search stopped early, if it did, and what it spent: one line
+/// each.
+pub(crate) fn search_footer(r: &TuneResult) -> String {
+    let mut t = String::new();
     if let Some(why) = &r.stopped_early {
         let _ = writeln!(t, "The search stopped early: {why}.");
     }

@@ -4,7 +4,7 @@
 //! search give an answer).
 use crate::format::{fmt_duration_us, fmt_rate};
 use crate::junit::{started, JunitCase, JunitSuite};
-use crate::tune_text::tune_answer;
+use crate::tune_text::{search_footer, tune_answer};
 use poolbench_analysis::tune::capacity_points;
 use poolbench_model::{TunePhase, TunePoint, TuneResult};
 use std::fmt::Write;
@@ -39,16 +39,7 @@ pub fn render_tune_markdown(r: &TuneResult) -> String {
         t.push_str("## Pool search at the client's load\n\n");
         table(&mut t, pool);
     }
-    if let Some(why) = &r.stopped_early {
-        let _ = writeln!(t, "The search stopped early: {why}.\n");
-    }
-    let _ = writeln!(
-        t,
-        "{} points in {:.0} s (budget {:.0} s).",
-        r.points.len(),
-        r.elapsed_s,
-        r.budget_s
-    );
+    t.push_str(&search_footer(r).replace('\n', "\n\n"));
     t
 }
 
