@@ -3,10 +3,10 @@
 //! the service serves at once; the pool search finds the smallest pool
 //! within 5% of the best; the confirmation calls a tie a tie.
 use poolbench_analysis::tune::{
-    capacity, confirm_sizes, decide, next_level, next_pool, tie, CapacityLimits, PoolBounds,
-    PoolStep,
+    capacity, confirm_sizes, confirmed_pick, decide, needs_round, next_level, next_pool, tie,
+    verdicts, CapacityLimits, PoolBounds, PoolStep,
 };
-use poolbench_model::{Slo, TunePhase, TunePoint};
+use poolbench_model::{Slo, TuneComparison, TunePhase, TunePoint};
 
 /// A point of a service that works on `servers` requests at once, each
 /// taking `service_ms`; past `freeze` in flight it answers nothing.
@@ -53,6 +53,7 @@ fn service(
         achieved_in_flight: in_flight as f64,
         generator_cpu: Some(0.3),
         hiccup_p99_us: 100.0,
+        streams_allowed: None,
     }
 }
 
@@ -128,53 +129,89 @@ fn a_p99_bound_is_crossed_where_latency_passes_it() {
     assert!((17..=19).contains(&at), "{at}");
 }
 
-#[test]
-fn the_pool_search_finds_the_smallest_pool_within_5_percent_of_the_best() {
-    for (servers, guess) in [(24, 24), (24, 40), (8, 8), (50, 20), (1, 4)] {
-        let mut points: Vec<TunePoint> = Vec::new();
-        let bounds = PoolBounds {
-            upper: 100,
-            guess,
-            stall_s: 0.5,
-        };
-        let chosen = loop {
-            let mine: Vec<&TunePoint> = points.iter().collect();
-            match next_pool(&mine, None, bounds) {
-                PoolStep::Measure(n) => {
-                    points.push(service(TunePhase::Pool, 100, n, servers, 20.0, None))
-                }
-                PoolStep::Done(n) => break n,
-                PoolStep::Nothing(why) => panic!("{why}"),
-            }
-            assert!(
-                points.len() < 15,
-                "{servers}/{guess}: {} points",
-                points.len()
-            );
-        };
-        // 95% of the best: ceil(0.95 × servers); within 10% + 1 of it.
-        let smallest = (0.95 * servers as f64).ceil() as usize;
-        assert!(
-            chosen >= smallest && chosen as f64 <= 1.1 * smallest as f64 + 1.0,
-            "{servers}/{guess}: {chosen}"
-        );
+/// One size compared with the reference (`rounds` rounds, each `ratio`).
+fn compared(phase: TunePhase, n: usize, upper: usize, ratio: f64, rounds: usize) -> TuneComparison {
+    TuneComparison {
+        phase,
+        family: "pool".into(),
+        pool_size: n,
+        reference: upper,
+        ratios: vec![ratio; rounds],
     }
 }
 
 #[test]
-fn no_pool_is_offered_when_none_meets_the_bounds() {
-    let slo: Slo = "p99<1ms".parse().unwrap();
-    let bounds = PoolBounds {
-        upper: 16,
-        guess: 8,
-        stall_s: 0.5,
-    };
-    let points = [16, 8].map(|n| service(TunePhase::Pool, 16, n, 8, 20.0, None));
-    let mine: Vec<&TunePoint> = points.iter().collect();
-    match next_pool(&mine, Some(&slo), bounds) {
-        PoolStep::Nothing(why) => assert!(why.contains("p99"), "{why}"),
-        other => panic!("{other:?}"),
+fn the_pool_search_finds_the_smallest_pool_within_5_percent_of_the_reference() {
+    let cases: [(usize, &[usize]); 7] = [
+        (24, &[24]),
+        (24, &[40]),
+        (8, &[8, 8]),
+        (50, &[20]),
+        (1, &[4]),
+        (30, &[]),
+        (6, &[2, 6]),
+    ];
+    for (servers, guesses) in cases {
+        let upper = 100;
+        let x = |n: usize| n.min(servers) as f64;
+        let bounds = PoolBounds {
+            upper,
+            guesses: guesses.to_vec(),
+        };
+        let mut comps: Vec<TuneComparison> = Vec::new();
+        let chosen = loop {
+            let refs: Vec<&TuneComparison> = comps.iter().collect();
+            match next_pool(&verdicts(&refs, &[]), &bounds) {
+                PoolStep::Compare(n) => {
+                    assert!(n < upper && !comps.iter().any(|c| c.pool_size == n), "{n}");
+                    comps.push(compared(TunePhase::Pool, n, upper, x(n) / x(upper), 2));
+                }
+                PoolStep::Done(n) => break n,
+            }
+            assert!(
+                comps.len() <= 9,
+                "{servers}/{guesses:?}: {} comparisons",
+                comps.len()
+            );
+        };
+        // 95% of the reference: ceil(0.95 × servers); within 10% + 1 of it.
+        let smallest = (0.95 * servers as f64).ceil() as usize;
+        assert!(
+            chosen >= smallest && chosen as f64 <= 1.1 * smallest as f64 + 1.0,
+            "{servers}/{guesses:?}: {chosen}"
+        );
+        // A good guess is judged first, and the answer found in few steps.
+        if guesses.first() == Some(&servers) {
+            assert_eq!(comps[0].pool_size, servers);
+            assert!(comps.len() <= 4, "{servers}: {} comparisons", comps.len());
+        }
     }
+}
+
+#[test]
+fn a_pick_counts_once_confirmed_and_over_all_its_rounds() {
+    let comps = [
+        compared(TunePhase::Pool, 4, 32, 0.97, 2),
+        compared(TunePhase::Pool, 3, 32, 0.90, 2),
+    ];
+    let refs: Vec<&TuneComparison> = comps.iter().collect();
+    // Good in the search, but not confirmed yet.
+    assert_eq!(confirmed_pick(&refs, &[]), None);
+    let mut comps = comps.to_vec();
+    comps.push(compared(TunePhase::Confirm, 4, 32, 0.96, 3));
+    let refs: Vec<&TuneComparison> = comps.iter().collect();
+    assert_eq!(confirmed_pick(&refs, &[]).unwrap().pool_size, 4);
+    // A size that broke the bounds in a run is never the pick.
+    assert_eq!(confirmed_pick(&refs, &[4]), None);
+    // The confirmation's rounds pull its verdict below the line.
+    comps.push(compared(TunePhase::Confirm, 4, 32, 0.85, 3));
+    let refs: Vec<&TuneComparison> = comps.iter().collect();
+    let v = &verdicts(&refs, &[])[1];
+    assert!(!v.good && v.rounds == 8, "{v:?}");
+    // Near the line a comparison gets more rounds; far from it, two do.
+    assert!(needs_round(&[0.96, 0.93], 4));
+    assert!(!needs_round(&[0.6, 0.62], 4));
+    assert!(!needs_round(&[0.96, 0.93, 0.95, 0.94], 4));
 }
 
 #[test]

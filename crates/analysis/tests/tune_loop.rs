@@ -1,7 +1,9 @@
 //! `tune`'s whole loop (`Searcher`) on simulated services with a simulated
 //! clock: one that freezes for 30 s and recovers, one that never recovers,
 //! one whose queued requests keep it frozen until they drain, a 500 ms
-//! service with no limit, one that collapses only after a delay. Each
+//! service with no limit, one that collapses only after a delay; and the
+//! pool search through noise and drift: a service serving 2 at once, a
+//! server allowing 10 streams a connection, a plateau from 6 to 400. Each
 //! search runs in milliseconds; its minutes are the simulated clock's.
 use crate::support::cell;
 use poolbench_analysis::tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
@@ -32,13 +34,19 @@ impl Clock for SimClock {
 /// `collapse_at` requests at once it stops answering `collapse_after`
 /// into a run.
 #[derive(Clone)]
-struct Service {
+pub(crate) struct Service {
     servers: usize,
     service_ms: f64,
     freeze_above: Option<usize>,
     freeze_for: Duration,
     drain_each: Duration,
     collapse_at: Option<(usize, Duration)>,
+    /// Streams a server allows per multiplexed connection.
+    streams: Option<usize>,
+    /// Each run's throughput off by up to this share, at random.
+    noise: f64,
+    /// And by up to this share, slowly (a 20 s period): the machine's drift.
+    drift: f64,
 }
 
 impl Service {
@@ -50,6 +58,9 @@ impl Service {
             freeze_for: Duration::ZERO,
             drain_each: Duration::ZERO,
             collapse_at: None,
+            streams: None,
+            noise: 0.0,
+            drift: 0.0,
         }
     }
 }
@@ -58,6 +69,21 @@ struct Sim {
     service: Service,
     clock: SimClock,
     frozen_until: Duration,
+    /// The noise's generator (xorshift), seeded per search.
+    seed: u64,
+}
+
+impl Sim {
+    /// This run's factor on throughput: noise and drift.
+    fn factor(&mut self) -> f64 {
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 7;
+        self.seed ^= self.seed << 17;
+        let u = (self.seed % 2001) as f64 / 1000.0 - 1.0;
+        let t = self.clock.now().as_secs_f64();
+        let wave = (t * std::f64::consts::TAU / 20.0).sin();
+        1.0 + self.service.noise * u + self.service.drift * wave
+    }
 }
 
 const WARMUP: Duration = Duration::from_millis(300);
@@ -66,9 +92,12 @@ impl Measure for Sim {
     type Error = String;
 
     fn run(&mut self, ask: &Ask) -> Result<Ran, String> {
-        let at_server = match ask.strategy {
-            StrategySpec::Pool(Some(n)) => n.min(ask.in_flight),
-            _ => ask.in_flight,
+        let streams = self.service.streams.unwrap_or(usize::MAX);
+        let (at_server, connections) = match ask.strategy {
+            StrategySpec::Pool(Some(n)) => (n.min(ask.in_flight), n),
+            StrategySpec::RoundRobin(Some(n)) => (n.saturating_mul(streams).min(ask.in_flight), n),
+            StrategySpec::Shared => (streams.min(ask.in_flight), 1),
+            _ => (ask.in_flight, 0),
         };
         let warmup = match ask.phase {
             TunePhase::Recovery => Duration::ZERO,
@@ -87,7 +116,12 @@ impl Measure for Sim {
             .collapse_at
             .filter(|(at, _)| at_server >= *at)
             .map(|(_, after)| after.saturating_sub(warmup));
-        let c = simulated_cell(ask, at_server, s, frozen, collapse);
+        let factor = self.factor();
+        let s = &self.service;
+        let mut c = simulated_cell(ask, at_server, s, frozen, collapse, factor);
+        if let Some(limit) = s.streams {
+            c.pool.streams_allowed = vec![limit as u64; connections];
+        }
         self.clock
             .sleep(warmup + ask.window + Duration::from_millis(100));
         Ok(Ran {
@@ -120,6 +154,7 @@ impl Sim {
                     &self.service,
                     false,
                     None,
+                    1.0,
                 );
                 c.ok = 1;
                 c.requests = 1;
@@ -130,7 +165,7 @@ impl Sim {
                 c
             }
             false => {
-                let mut c = simulated_cell(ask, 1, &self.service, true, None);
+                let mut c = simulated_cell(ask, 1, &self.service, true, None, 1.0);
                 c.errors.total = 1;
                 c.errors.by_kind.insert("timeout".into(), 1);
                 c.requests = 1;
@@ -154,13 +189,14 @@ fn simulated_cell(
     s: &Service,
     frozen: bool,
     collapse_after: Option<Duration>,
+    factor: f64,
 ) -> CellResult {
     let window_s = ask.window.as_secs_f64();
     let busy = at_server.min(s.servers) as f64;
     let x = if frozen {
         0.0
     } else {
-        busy / (s.service_ms / 1000.0)
+        factor * busy / (s.service_ms / 1000.0)
     };
     let latency_ms = if x > 0.0 {
         ask.in_flight as f64 / x * 1000.0
@@ -211,6 +247,17 @@ fn simulated_cell(
 
 /// The whole search against `service` at `-c c`, concluded.
 fn tune(service: Service, c: usize, families: &[&str], recovery: Duration) -> TuneResult {
+    tune_seeded(service, c, families, recovery, 0x9e37_79b9_7f4a_7c15)
+}
+
+/// The same, the noise seeded with `seed`.
+pub(crate) fn tune_seeded(
+    service: Service,
+    c: usize,
+    families: &[&str],
+    recovery: Duration,
+    seed: u64,
+) -> TuneResult {
     let clock = SimClock::default();
     let setup = Setup {
         load: TuneLoad::Concurrency(c),
@@ -225,6 +272,7 @@ fn tune(service: Service, c: usize, families: &[&str], recovery: Duration) -> Tu
         service,
         clock: clock.clone(),
         frozen_until: Duration::ZERO,
+        seed,
     };
     let skeleton = TuneResult::begin(
         "http://127.0.0.1:8000/".into(),
@@ -417,4 +465,78 @@ fn a_service_that_collapses_after_a_delay_gets_a_cliff_there() {
     assert!((20..40).contains(&rec.pool_size), "{rec:?}");
     assert!(rec.cap.is_some());
     assert_waited_out(&r);
+}
+
+/// Pool sizes the pool search and its confirmation compared, and its pick.
+fn pool_trail(r: &TuneResult) -> (Vec<usize>, Option<usize>) {
+    let sizes = r.comparisons.iter().map(|c| c.pool_size).collect();
+    (sizes, r.recommendation.as_ref().map(|x| x.pool_size))
+}
+
+/// Three searches with different noise: every pick within `ok`, the
+/// picks within 10% (+1) of each other, at most `most` comparisons each.
+fn three_picks(service: Service, c: usize, families: &[&str], ok: (usize, usize), most: usize) {
+    let mut picks = Vec::new();
+    for seed in [1u64, 0xdead_beef, 0x1234_5678_9abc] {
+        let r = tune_seeded(service.clone(), c, families, Duration::from_secs(60), seed);
+        let (sizes, pick) = pool_trail(&r);
+        let pick = pick.unwrap_or_else(|| panic!("{:?}\n{}", r.reason, trail(&r)));
+        assert!(
+            (ok.0..=ok.1).contains(&pick) && sizes.len() <= most,
+            "seed {seed}: picked {pick} after {sizes:?}\n{:?}\n{}",
+            r.capacity,
+            trail(&r)
+        );
+        picks.push(pick);
+    }
+    let (lo, hi) = (picks.iter().min().unwrap(), picks.iter().max().unwrap());
+    assert!(*hi as f64 <= 1.1 * *lo as f64 + 1.0, "picks {picks:?}");
+}
+
+#[test]
+fn a_service_that_serves_2_at_once_gets_2_or_3_connections_through_noise() {
+    // 2 at a time, 1 ms each; each run off by up to 8%, the machine
+    // drifting 25% over 20 s: unpaired, one point against another, it
+    // reads a drift as a difference.
+    let service = Service {
+        noise: 0.08,
+        drift: 0.25,
+        ..Service::new(2, 1.0)
+    };
+    three_picks(service, 32, &["pool"], (2, 3), 8);
+}
+
+#[test]
+fn a_server_allowing_10_streams_a_connection_gets_the_load_over_10_connections() {
+    // grpc-go with MaxConcurrentStreams(10), 2 ms a request, 100 at once.
+    let service = Service {
+        streams: Some(10),
+        noise: 0.05,
+        drift: 0.2,
+        ..Service::new(100, 2.0)
+    };
+    three_picks(service, 100, &["round-robin"], (10, 12), 8);
+    let r = tune(
+        Service {
+            streams: Some(10),
+            ..Service::new(100, 2.0)
+        },
+        100,
+        &["round-robin"],
+        Duration::from_secs(60),
+    );
+    // The first size compared is the load over the server's streams.
+    assert_eq!(r.comparisons[0].pool_size, 10, "{:?}", pool_trail(&r));
+}
+
+#[test]
+fn a_plateau_from_6_to_400_in_flight_gets_about_6() {
+    let service = Service {
+        noise: 0.05,
+        drift: 0.2,
+        ..Service::new(6, 5.0)
+    };
+    // The drift fools the capacity search (its knee lands far above 6), so
+    // the pool search halves down from 400.
+    three_picks(service, 400, &["pool"], (6, 7), 10);
 }

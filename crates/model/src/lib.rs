@@ -69,7 +69,7 @@ pub use target_options::{
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tls_facts::TlsFacts;
 pub use tune::{
-    tune_schema, Capacity, ClientSetting, FamilyAnswer, Inference, TuneLoad, TunePhase, TunePoint,
-    TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
+    tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, Inference, TuneComparison,
+    TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
 };
 pub use validate::PlanError;

@@ -44,6 +44,12 @@ pub struct MetricsSnapshot {
     pub nested_waits: u64,
     /// How long the checkouts that waited, waited.
     pub waits: WaitStats,
+    /// Multiplexed strategies: the streams each connection's server allows
+    /// at once (HTTP/2 and gRPC: its `SETTINGS_MAX_CONCURRENT_STREAMS`),
+    /// one entry per connection, 0 where it set no limit; empty for
+    /// connections that carry one request at a time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams_allowed: Vec<u64>,
 }
 
 impl MetricsSnapshot {
@@ -73,6 +79,17 @@ impl MetricsSnapshot {
         }
         self.waits.total_ns += o.waits.total_ns;
         self.waits.max_ns = self.waits.max_ns.max(o.waits.max_ns);
+        self.streams_allowed.extend(&o.streams_allowed);
+    }
+
+    /// The smallest stream limit a server set on these connections
+    /// (`None`: one request at a time, or no limit set).
+    pub fn stream_limit(&self) -> Option<u64> {
+        self.streams_allowed
+            .iter()
+            .copied()
+            .filter(|&n| n > 0)
+            .min()
     }
 
     /// All connections closed, whatever the cause.

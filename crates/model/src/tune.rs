@@ -41,6 +41,10 @@ pub struct TuneResult {
     pub inferences: Vec<Inference>,
     /// Every point measured, in order.
     pub points: Vec<TunePoint>,
+    /// The pool sizes compared with the reference, paired (the pool search
+    /// and its confirmation decide on these).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<TuneComparison>,
     /// Pitfalls seen in the points (the same ids as `run`'s).
     pub findings: Vec<Pitfall>,
     /// Why the search ended before it was complete, if it did.
@@ -75,6 +79,7 @@ impl TuneResult {
             families_found: Vec::new(),
             inferences: Vec::new(),
             points: Vec::new(),
+            comparisons: Vec::new(),
             findings: Vec::new(),
             stopped_early: None,
             elapsed_s: 0.0,
@@ -103,7 +108,8 @@ pub struct Capacity {
     pub max_rps_ci95: Option<f64>,
     /// Requests in flight at that point.
     pub max_rps_in_flight: usize,
-    /// Fewest in flight reaching 95% of `max_rps` (`None` while
+    /// Fewest in flight where the fitted curve reaches 95% of its peak
+    /// (`None` while
     /// `still_rising`: no knee was reached).
     pub knee_in_flight: Option<usize>,
     /// Fewest in flight where p99 broke the SLO's bound (`None`: never,
@@ -128,6 +134,35 @@ pub struct Capacity {
     /// never pushed to its limit, so `max_rps` is not its peak.
     #[serde(default)]
     pub still_rising: bool,
+    /// The curve fitted through the capacity points (isotonic regression,
+    /// each point weighted by its runs; a fall past the peak to below 75%
+    /// of it left out): the knee and the peak are read off it, so one
+    /// noisy point does not decide them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fitted: Vec<CurvePoint>,
+}
+
+/// One point of a fitted curve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CurvePoint {
+    pub in_flight: usize,
+    pub throughput_rps: f64,
+}
+
+/// A pool size measured against the search's reference (the client's
+/// load on as many connections), paired and interleaved: size, reference,
+/// size, reference … so drift of the machine touches both alike.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TuneComparison {
+    pub phase: TunePhase,
+    /// The strategy family (`pool`, `round-robin`).
+    pub family: String,
+    /// Connections of the size compared.
+    pub pool_size: usize,
+    /// Connections of the reference.
+    pub reference: usize,
+    /// Each round's throughput of the size over the reference's.
+    pub ratios: Vec<f64>,
 }
 
 /// The pool to set, and how.
@@ -229,6 +264,11 @@ pub struct TunePoint {
     pub generator_cpu: Option<f64>,
     /// The generator's own stalls (hiccup meter), p99, µs.
     pub hiccup_p99_us: f64,
+    /// Multiplexed strategies: the fewest streams a server allowed on one
+    /// of the point's connections (`None`: no limit, or one request per
+    /// connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams_allowed: Option<u64>,
 }
 
 /// A conclusion in words, with the figures it rests on.

@@ -215,6 +215,7 @@ impl<C: Connector> Exclusive<C> {
         match self.connector.connect_exclusive().await {
             Ok(conn) => {
                 self.metrics.opened();
+                self.metrics.advertised(self.connector.streams(&conn));
                 let mut s = self.lock();
                 let holder = s.free_indexes.pop();
                 if let Some(i) = holder {

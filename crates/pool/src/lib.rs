@@ -47,6 +47,10 @@ pub use lease::Lease;
 pub use poolbench_model::{MetricsSnapshot, PoolConfig, SpecError, StrategySpec, WaitStats};
 pub use strategy::Strategy;
 
+/// What [`Connector::streams`] returns for a connection whose peer set no
+/// limit on the requests it carries at once.
+pub const UNLIMITED_STREAMS: usize = 1 << 30;
+
 use std::future::Future;
 
 /// Opens connections of one kind. Knows nothing of what is sent over them.
@@ -74,8 +78,9 @@ pub trait Connector: Send + Sync + 'static {
 
     /// How many requests the connection carries at once: 1 for a protocol
     /// that answers one request at a time, more for one that multiplexes or
-    /// pipelines (HTTP/2: the peer's max concurrent streams). Asked each time
-    /// a slot strategy hands the connection out, so it may change.
+    /// pipelines (HTTP/2: the peer's max concurrent streams, or
+    /// [`UNLIMITED_STREAMS`] if it set none). Asked each time a slot
+    /// strategy hands the connection out, so it may change.
     fn streams(&self, _conn: &Self::Conn) -> usize {
         1
     }

@@ -33,7 +33,13 @@ pub(crate) struct Metrics {
     nested_waits: AtomicU64,
     abandoned: AtomicU64,
     waits: WaitHistogram,
+    /// Streams each connection opened said it carries at once, where more
+    /// than one (0: no limit set); at most [`MOST_ADVERTISED`] kept.
+    advertised: std::sync::Mutex<Vec<u64>>,
 }
+
+/// Connections whose advertised streams are kept.
+const MOST_ADVERTISED: usize = 1024;
 
 impl Metrics {
     pub(crate) fn checkout(&self, waited: bool) {
@@ -63,6 +69,19 @@ impl Metrics {
     /// A lease given back after its holder abandoned a request on it.
     pub(crate) fn abandoned(&self) {
         self.abandoned.fetch_add(1, Relaxed);
+    }
+    /// A connection opened that carries `streams` requests at once.
+    pub(crate) fn advertised(&self, streams: usize) {
+        if streams <= 1 {
+            return;
+        }
+        let mut a = self.advertised.lock().unwrap_or_else(|e| e.into_inner());
+        if a.len() < MOST_ADVERTISED {
+            a.push(match streams >= crate::UNLIMITED_STREAMS {
+                true => 0,
+                false => streams as u64,
+            });
+        }
     }
     pub(crate) fn timeout(&self) {
         self.timeouts.fetch_add(1, Relaxed);
@@ -103,6 +122,11 @@ impl Metrics {
             peak_in_use: self.peak_in_use.load(Relaxed),
             nested_waits: self.nested_waits.load(Relaxed),
             waits: self.waits.snapshot(),
+            streams_allowed: self
+                .advertised
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 }

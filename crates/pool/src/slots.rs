@@ -12,7 +12,7 @@ use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
-use poolbench_model::PoolConfig;
+use poolbench_model::{MetricsSnapshot, PoolConfig};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,6 +35,9 @@ pub(crate) struct Slots<C: Connector> {
     streams: Vec<Arc<Semaphore>>,
     /// Streams each slot's semaphore holds in all (changed under the slot lock).
     capacity: Vec<AtomicUsize>,
+    /// Streams each slot's connection said it carries at once (0: one
+    /// request at a time, or not connected yet).
+    advertised: Vec<AtomicUsize>,
     /// Bumped under the slot lock each time the slot opens a connection.
     generation: Vec<AtomicU64>,
     /// Requests waiting for or holding each slot.
@@ -108,6 +111,7 @@ impl<C: Connector> Slots<C> {
             slots: (0..n).map(|_| Arc::new(Mutex::new(None))).collect(),
             streams: (0..n).map(|_| Arc::new(Semaphore::new(1))).collect(),
             capacity: (0..n).map(|_| AtomicUsize::new(1)).collect(),
+            advertised: (0..n).map(|_| AtomicUsize::new(0)).collect(),
             generation: (0..n).map(|_| AtomicU64::new(0)).collect(),
             inflight: (0..n).map(|_| AtomicUsize::new(0)).collect(),
             pick,
@@ -170,6 +174,7 @@ impl<C: Connector> Slots<C> {
         let shared = match self.connector.share(&t.conn) {
             Some(handle) => {
                 let cap = self.connector.streams(&t.conn).max(1);
+                self.advertised[index].store(cap, Relaxed);
                 self.resize(index, cap);
                 (cap > 1).then_some(handle)
             }
@@ -255,6 +260,23 @@ impl<C: Connector> Slots<C> {
     }
 
     /// Give slot `index` `cap` streams in all. Called under the slot lock.
+    /// The counters, with the streams each multiplexed connection allows
+    /// (0 where no limit was set).
+    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+        let mut m = self.metrics.snapshot();
+        m.streams_allowed = self
+            .advertised
+            .iter()
+            .map(|a| a.load(Relaxed))
+            .filter(|&n| n > 1)
+            .map(|n| match n >= crate::UNLIMITED_STREAMS {
+                true => 0,
+                false => n as u64,
+            })
+            .collect();
+        m
+    }
+
     fn resize(&self, index: usize, cap: usize) {
         let have = self.capacity[index].load(Relaxed);
         if cap > have {

@@ -217,7 +217,7 @@ impl<C: Connector> Strategy<C> {
     pub fn metrics(&self) -> MetricsSnapshot {
         match &*self.inner {
             Inner::Exclusive(e) => e.snapshot(),
-            Inner::Slots(s) => s.metrics.snapshot(),
+            Inner::Slots(s) => s.snapshot(),
             Inner::Partitioned(pools, _) => {
                 let mut total = MetricsSnapshot::default();
                 for p in pools {

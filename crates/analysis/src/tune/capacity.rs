@@ -1,10 +1,11 @@
 //! The service's capacity from the capacity points: highest throughput,
 //! knee, SLO crossing, cliff, retrograde fall, and how many it serves at
 //! once (Little's law).
+use super::fit::{fit_curve, knee_of};
 use super::point::failure;
 use poolbench_model::{Capacity, Slo, TunePhase, TunePoint};
 
-/// Share of the highest throughput the knee reaches.
+/// Share of the fitted curve's peak the knee reaches.
 pub const KNEE_SHARE: f64 = 0.95;
 /// Below this share of the peak, past it, throughput has fallen.
 const RETROGRADE_SHARE: f64 = 0.9;
@@ -71,10 +72,11 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
     cap.max_rps = best.throughput_rps;
     cap.max_rps_ci95 = best.throughput_ci95;
     cap.max_rps_in_flight = best.in_flight;
-    cap.knee_in_flight = good
-        .iter()
-        .find(|p| p.throughput_rps >= KNEE_SHARE * best.throughput_rps)
-        .map(|p| p.in_flight);
+    // The knee off the fitted curve: one noisy level does not decide it.
+    cap.fitted = fit_curve(&good);
+    let (peak, knee) =
+        knee_of(&cap.fitted, KNEE_SHARE).unwrap_or((best.throughput_rps, best.in_flight));
+    cap.knee_in_flight = Some(knee);
     cap.slo_in_flight = slo
         .and_then(|s| s.p99_us)
         .and_then(|bound| good.iter().find(|p| p.p99_us > bound))
@@ -87,7 +89,7 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
         })
         .map(|p| p.in_flight);
     if !delayed_ack {
-        cap.serves_at_once = serves_at_once(&good, best, service);
+        cap.serves_at_once = serves_at_once(&good, (peak, knee), service);
     }
     // Only the most tried reached the highest throughput: never pushed,
     // so no knee is known (and none is said).
@@ -136,17 +138,17 @@ pub fn split_at_cliff<'a>(
 /// one request takes alone). Only when a level at least 1.5× the knee
 /// still holds 90% of the peak (a plateau, latency growing linearly) and
 /// the knee agrees with X × S within a factor of two.
-fn serves_at_once(good: &[&TunePoint], best: &TunePoint, service_us: Option<f64>) -> Option<usize> {
+fn serves_at_once(
+    good: &[&TunePoint],
+    (peak, knee): (f64, usize),
+    service_us: Option<f64>,
+) -> Option<usize> {
     let s = service_us? / 1e6;
-    let n = best.throughput_rps * s;
-    let knee = good
+    let n = peak * s;
+    let knee = knee as f64;
+    let plateau = good
         .iter()
-        .find(|p| p.throughput_rps >= KNEE_SHARE * best.throughput_rps)?
-        .in_flight as f64;
-    let plateau = good.iter().any(|p| {
-        p.in_flight as f64 >= 1.5 * knee
-            && p.throughput_rps >= RETROGRADE_SHARE * best.throughput_rps
-    });
+        .any(|p| p.in_flight as f64 >= 1.5 * knee && p.throughput_rps >= RETROGRADE_SHARE * peak);
     let agrees = knee <= 2.0 * n.max(1.0) && n <= 2.0 * knee;
     (plateau && agrees && n >= 1.5).then(|| n.round() as usize)
 }

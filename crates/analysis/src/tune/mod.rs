@@ -3,6 +3,7 @@
 //! (`searcher/`), behind a `Measure` the binary implements with the engine.
 mod capacity;
 mod confirm;
+mod fit;
 mod inferences;
 mod point;
 mod pool_search;
@@ -14,15 +15,20 @@ mod vet;
 
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
+pub use fit::{fit_curve, isotonic, knee_of};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
-pub use pool_search::{next_pool, PoolBounds, PoolStep};
+pub use pool_search::{
+    confirmed_pick, needs_round, next_pool, verdicts, PoolBounds, PoolStep, Verdict,
+};
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::settings;
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
-use poolbench_model::{FamilyAnswer, TunePhase, TunePoint, TuneRecommendation, TuneResult};
+use poolbench_model::{
+    FamilyAnswer, Slo, TuneComparison, TunePhase, TunePoint, TuneRecommendation, TuneResult,
+};
 
 /// The family a point's strategy belongs to (`pool:24` → `pool`).
 pub fn family_of(strategy: &str) -> &str {
@@ -51,11 +57,25 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
             .filter(|p| p.phase == TunePhase::Confirm && family_of(&p.strategy) == family)
             .collect();
         let earlier = result.families_found.iter().find(|a| &a.family == family);
-        let answer = match confirmed.is_empty() {
-            true => Err(earlier
+        // The last reference of the family's search (a reference that broke
+        // the bounds was replaced by a lower one).
+        let reference = result
+            .comparisons
+            .iter()
+            .rev()
+            .find(|c| &c.family == family)
+            .map(|c| c.reference);
+        let compared: Vec<&TuneComparison> = result
+            .comparisons
+            .iter()
+            .filter(|c| &c.family == family && Some(c.reference) == reference)
+            .collect();
+        let answer = match (confirmed.is_empty(), compared.is_empty()) {
+            (true, _) => Err(earlier
                 .and_then(|a| a.reason.clone())
                 .unwrap_or_else(|| "the search did not reach its confirmation".into())),
-            false => decide(&confirmed, slo.as_ref(), stall_s),
+            (false, true) => decide(&confirmed, slo.as_ref(), stall_s),
+            (false, false) => paired_pick(&result.points, &compared, family, slo.as_ref(), stall_s),
         };
         answers.push(match &answer {
             Ok((p, _)) => FamilyAnswer {
@@ -100,6 +120,34 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
         None => (None, Some(no_pick_reason(result))),
     };
+}
+
+/// A family's answer from its paired comparisons: the smallest size
+/// confirmed within 5% of the reference, with its confirmation point.
+fn paired_pick<'a>(
+    points: &'a [TunePoint],
+    compared: &[&TuneComparison],
+    family: &str,
+    slo: Option<&Slo>,
+    stall_s: f64,
+) -> Result<(&'a TunePoint, Vec<usize>), String> {
+    let mine = || {
+        points
+            .iter()
+            .filter(move |p| family_of(&p.strategy) == family)
+            .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+    };
+    let failed: Vec<usize> = mine()
+        .filter(|p| meets(p, slo, stall_s).is_err())
+        .map(|p| p.pool_size)
+        .collect();
+    let pick = pool_search::confirmed_pick(compared, &failed)
+        .ok_or("the confirmation rejected every size it measured")?;
+    let point = mine()
+        .filter(|p| p.phase == TunePhase::Confirm && p.pool_size == pick.pool_size)
+        .last()
+        .ok_or("the pick has no confirmation point")?;
+    Ok((point, Vec::new()))
 }
 
 fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRecommendation {

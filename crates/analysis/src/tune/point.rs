@@ -82,6 +82,7 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
             .iter()
             .map(|c| c.generator_hiccups_us.p99)
             .fold(0.0, f64::max),
+        streams_allowed: runs.iter().filter_map(|c| c.pool.stream_limit()).min(),
     }
 }
 

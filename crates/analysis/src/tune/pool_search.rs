@@ -1,85 +1,149 @@
 //! Where the pool search measures next, for one strategy family at the
-//! client's load: the smallest pool within 5% of the best throughput that
-//! meets the SLO, found by bisection between the knee's guess and below.
+//! client's load. Every size is judged against the reference (the largest
+//! size worth trying: as many connections as requests in flight, below
+//! the cliff) by paired, interleaved runs, so the machine's drift touches
+//! both alike. Sizes the capacity search points at (its knee, how many the
+//! service serves at once, requests in flight over the streams a server
+//! allows per connection) are judged first; then the search steps from
+//! them and bisects until the smallest good size is known within 10%.
 use super::search::close_enough;
-use super::verdict::{close_to_best, meets};
-use poolbench_model::{Slo, TunePoint};
+use super::verdict::WITHIN_BEST;
+use poolbench_model::{TuneComparison, TunePhase};
+
+/// Below this many rounds a comparison near the line gets another.
+pub const FIRST_ROUNDS: usize = 2;
+/// Most rounds of one comparison in the pool search.
+pub const MOST_ROUNDS: usize = 4;
+/// Rounds of the confirmation of a pick.
+pub const CONFIRM_ROUNDS: usize = 3;
 
 /// What to do next for one family.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PoolStep {
-    /// Measure this pool size.
-    Measure(usize),
+    /// Compare this size with the reference.
+    Compare(usize),
     /// The smallest good size, known within 10%.
     Done(usize),
-    /// No size is good; why.
-    Nothing(String),
 }
 
 /// The search's bounds for one family.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct PoolBounds {
-    /// The largest size worth trying: the client's concurrency, below the
-    /// cliff, at most `--max-pool`.
+    /// The reference: the largest size worth trying (the client's load,
+    /// below the cliff, at most `--max-pool`).
     pub upper: usize,
-    /// The first guess below it (the capacity's knee).
-    pub guess: usize,
-    /// Stalls at least this long fail a point, seconds.
-    pub stall_s: f64,
+    /// Sizes the capacity search points at, most trusted first.
+    pub guesses: Vec<usize>,
 }
 
-/// The next step of the search over `points` (this family's, at the
-/// client's load).
-pub fn next_pool(points: &[&TunePoint], slo: Option<&Slo>, b: PoolBounds) -> PoolStep {
-    let measured = |n: usize| points.iter().any(|p| p.pool_size == n);
-    if b.upper == 0 {
-        return PoolStep::Nothing("no pool size below the cliff".into());
+/// One size's verdict from every round of its comparisons.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    pub pool_size: usize,
+    /// Mean of the rounds' ratios (size ÷ reference).
+    pub ratio: f64,
+    /// Half-width of the ratio's 95% interval (0 with one round).
+    pub ci95: f64,
+    pub rounds: usize,
+    /// Within 5% of the reference, and every run of it met the bounds.
+    pub good: bool,
+}
+
+/// The verdicts of one family's comparisons (`failed`: sizes with a run
+/// that broke the bounds), one per size, in order of size.
+pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdict> {
+    let mut sizes: Vec<usize> = comparisons.iter().map(|c| c.pool_size).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+        .into_iter()
+        .map(|n| {
+            let ratios: Vec<f64> = comparisons
+                .iter()
+                .filter(|c| c.pool_size == n)
+                .flat_map(|c| c.ratios.iter().copied())
+                .collect();
+            let (ratio, ci95) = mean_ci(&ratios);
+            Verdict {
+                pool_size: n,
+                ratio,
+                ci95,
+                rounds: ratios.len(),
+                good: ratio >= WITHIN_BEST && !failed.contains(&n),
+            }
+        })
+        .collect()
+}
+
+/// A comparison needs another round: too few yet, or its interval
+/// straddles the line and rounds are left.
+pub fn needs_round(ratios: &[f64], most: usize) -> bool {
+    let (mean, ci) = mean_ci(ratios);
+    ratios.len() < FIRST_ROUNDS
+        || (ratios.len() < most && (mean - WITHIN_BEST).abs() < ci.max(0.02))
+}
+
+/// Mean and 95% half-width (normal approximation; 0 with one value).
+fn mean_ci(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    if xs.is_empty() {
+        return (0.0, 0.0);
     }
-    if !measured(b.upper) {
-        return PoolStep::Measure(b.upper);
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
     }
-    let guess = b.guess.clamp(1, b.upper);
-    if !measured(guess) {
-        return PoolStep::Measure(guess);
-    }
-    let ok: Vec<&&TunePoint> = points
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, 1.96 * (var / n).sqrt())
+}
+
+/// The next step of the search, from the verdicts so far.
+pub fn next_pool(judged: &[Verdict], b: &PoolBounds) -> PoolStep {
+    let upper = b.upper.max(1);
+    // The reference is good by definition; the smallest good size above
+    // every bad one below it brackets the answer.
+    let hi = judged
         .iter()
-        .filter(|p| meets(p, slo, b.stall_s).is_ok())
-        .collect();
-    let Some(best) = ok
-        .iter()
-        .max_by(|a, b| a.throughput_rps.total_cmp(&b.throughput_rps))
-    else {
-        let largest = points.iter().max_by_key(|p| p.pool_size).expect("measured");
-        let why = meets(largest, slo, b.stall_s).err().unwrap_or_default();
-        return PoolStep::Nothing(format!(
-            "no pool size meets the bounds: {} {why}",
-            largest.strategy
-        ));
-    };
-    // Within 5% of the best, or a tie with it: the smaller pool wins.
-    let hi = ok
-        .iter()
-        .filter(|p| close_to_best(p, best))
-        .map(|p| p.pool_size)
+        .filter(|v| v.good)
+        .map(|v| v.pool_size)
+        .chain([upper])
         .min()
-        .expect("the best is within 5% of itself");
-    let below: Vec<usize> = points
+        .unwrap_or(upper);
+    let lo = judged
         .iter()
-        .map(|p| p.pool_size)
-        .filter(|&n| n < hi)
-        .collect();
-    let lo = below.iter().copied().max().unwrap_or(0);
-    if hi == 1 || close_enough(lo, hi) {
+        .filter(|v| !v.good && v.pool_size < hi)
+        .map(|v| v.pool_size)
+        .max()
+        .unwrap_or(0);
+    if hi == 1 || (lo > 0 && close_enough(lo, hi)) {
         return PoolStep::Done(hi);
     }
-    let mid = match (lo, below.is_empty() && hi >= guess) {
-        // Just under the guess first: the answer is usually near it;
-        // once below it, halve (a service that needs few connections is
-        // found in a few steps, not in 15% ones).
-        (0, true) => ((hi as f64 * 0.85).floor() as usize).max(1),
-        (0, false) => (hi / 2).max(1),
+    let tried = |n: usize| judged.iter().any(|v| v.pool_size == n) || n == upper;
+    if let Some(&g) = b.guesses.iter().find(|&&g| g > lo && g < hi && !tried(g)) {
+        return PoolStep::Compare(g);
+    }
+    let guessed = b.guesses.contains(&hi);
+    let next = match (lo, hi == upper) {
+        // Down from a good guess in steps (the answer is usually near
+        // it), from the reference by halves.
+        (0, _) if guessed => (hi * 2 / 3).max(1),
+        (0, _) => (hi / 2).max(1),
+        // Up from a bad guess in steps, not straight to the middle.
+        (_, true) => ((lo as f64 * 1.5).ceil() as usize).min((lo + hi) / 2),
         _ => (lo + hi) / 2,
     };
-    PoolStep::Measure(mid.clamp(lo + 1, hi - 1))
+    PoolStep::Compare(next.clamp(lo + 1, hi - 1))
+}
+
+/// The pick of one family: the smallest size confirmed good (a
+/// confirmation round behind it, and good over all its rounds).
+pub fn confirmed_pick(comparisons: &[&TuneComparison], failed: &[usize]) -> Option<Verdict> {
+    let confirmed: Vec<usize> = comparisons
+        .iter()
+        .filter(|c| c.phase == TunePhase::Confirm)
+        .map(|c| c.pool_size)
+        .collect();
+    verdicts(comparisons, failed)
+        .into_iter()
+        .find(|v| v.good && confirmed.contains(&v.pool_size))
 }

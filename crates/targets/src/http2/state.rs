@@ -12,7 +12,7 @@ use std::time::Instant;
 
 /// Client-initiated streams one HTTP/2 connection can ever open (odd ids
 /// below 2^31): the limit of a peer that sets none.
-pub(crate) const UNLIMITED_STREAMS: usize = 1 << 30;
+pub(crate) use poolbench_pool::UNLIMITED_STREAMS;
 
 /// What the handles and the driver share.
 pub(crate) struct Shared {

@@ -1,17 +1,22 @@
-//! Phase 2 and the confirmation of `tune`, for one strategy family: the
-//! pool size bisected at the client's load, then the pick and its
-//! neighbours repeated.
+//! Phase 2 and the confirmation of `tune`, for one strategy family: pool
+//! sizes compared with the reference at the client's load, paired and
+//! interleaved (pool_search.rs decides which), then the pick confirmed by
+//! more rounds; a pick the confirmation rejects sends the search on.
 use super::state::{Clock, Measure, Searcher};
-use crate::tune::capacity::stall_threshold;
-use crate::tune::confirm::confirm_sizes;
+use crate::tune::capacity::capacity_points;
 use crate::tune::family_of;
-use crate::tune::pool_search::{next_pool, PoolBounds, PoolStep};
-use poolbench_model::{FamilyAnswer, StrategySpec, TuneLoad, TunePhase, TunePoint};
+use crate::tune::point::failure;
+use crate::tune::point::point_of;
+use crate::tune::pool_search::{
+    confirmed_pick, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS, MOST_ROUNDS,
+};
+use crate::tune::verdict::meets;
+use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
-/// Runs of each confirmation point.
-const CONFIRM_RUNS: usize = 3;
-/// Sizes each confirmation measures (the pick and its neighbours).
-const CONFIRM_SIZES: u32 = 3;
+/// Picks a family's confirmation may reject before the reference is taken.
+const MOST_REJECTED: usize = 2;
+/// Times a reference that broke the bounds may be replaced by a lower one.
+const MOST_LOWERED: usize = 2;
 
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// Search one family's pool size and confirm it.
@@ -25,64 +30,233 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                     TunePhase::Confirm,
                     spec,
                     in_flight,
-                    (CONFIRM_RUNS, CONFIRM_RUNS),
+                    (CONFIRM_ROUNDS, CONFIRM_ROUNDS),
                 )?;
                 self.recover_if_failed(&p)?;
             }
             return Ok(());
         }
-        let upper = self.upper(in_flight);
-        let bounds = PoolBounds {
-            upper,
-            guess: self
-                .result
-                .capacity
-                .knee_in_flight
-                .unwrap_or(upper)
-                .min(upper),
-            stall_s: stall_threshold(self.result.capacity.service_time_us),
-        };
-        let chosen = loop {
-            let mine: Vec<&TunePoint> = self
-                .result
-                .points
-                .iter()
-                .filter(|p| p.phase == TunePhase::Pool && family_of(&p.strategy) == family)
-                .collect();
-            match next_pool(&mine, self.result.slo.as_ref(), bounds) {
-                PoolStep::Done(n) => break n,
-                PoolStep::Nothing(why) => return self.no_answer(family, why),
-                PoolStep::Measure(n) => {
-                    if self.stopped() || self.left(1.0) < self.run_cost() + self.reserve() {
-                        let why = match (self.gave_up, &self.result.stopped_early) {
-                            (true, Some(why)) => why.clone(),
-                            _ => "the budget ran out during the pool search; raise --budget".into(),
-                        };
-                        return self.no_answer(family, why);
-                    }
-                    let p = self.measure(TunePhase::Pool, spec.with_size(n), in_flight, (1, 2))?;
-                    self.recover_if_failed(&p)?;
+        let mut upper = self.upper(in_flight);
+        if upper == 0 {
+            return self.no_answer(family, "no pool size below the cliff".into());
+        }
+        let (mut rejected, mut lowered) = (0, 0);
+        loop {
+            let bounds = PoolBounds {
+                upper,
+                guesses: self.guesses(family, in_flight, upper),
+            };
+            let (judged, _) = self.judged(family, upper);
+            let pick = match next_pool(&judged, &bounds) {
+                PoolStep::Done(n) => n,
+                // Out of time for searching: confirm the best known so far.
+                PoolStep::Compare(_) if self.left(1.0) < self.compare_cost(2) + self.reserve() => {
+                    judged
+                        .iter()
+                        .filter(|v| v.good)
+                        .map(|v| v.pool_size)
+                        .min()
+                        .unwrap_or(upper)
                 }
-            }
-        };
-        for n in confirm_sizes(chosen, upper) {
+                PoolStep::Compare(n) => {
+                    if let Some(why) = self.compare(family, spec, n, upper, TunePhase::Pool)? {
+                        // The reference broke the bounds (the cliff lies
+                        // below where it was narrowed to): a lower one.
+                        match self
+                            .lower_reference(upper)
+                            .filter(|_| lowered < MOST_LOWERED)
+                        {
+                            Some(u) => (upper, lowered) = (u, lowered + 1),
+                            None => return self.no_answer(family, why),
+                        }
+                    }
+                    continue;
+                }
+            };
+            let pick = if rejected >= MOST_REJECTED {
+                upper
+            } else {
+                pick
+            };
             if self.stopped() {
+                return self.out_of_time(family);
+            }
+            if let Some(why) = self.compare(family, spec, pick, upper, TunePhase::Confirm)? {
+                match self
+                    .lower_reference(upper)
+                    .filter(|_| lowered < MOST_LOWERED)
+                {
+                    Some(u) => (upper, lowered) = (u, lowered + 1),
+                    None => return self.no_answer(family, why),
+                }
+                continue;
+            }
+            let (_, failed) = self.judged(family, upper);
+            let mine = self.comparisons_of(family, upper);
+            if confirmed_pick(&mine, &failed).is_some() || pick == upper {
+                return Ok(());
+            }
+            rejected += 1;
+        }
+    }
+
+    /// Compare `n` connections with the `reference`, round by round (`n`,
+    /// reference, `n`, reference …); both points and the rounds' ratios
+    /// kept. `Some(why)`: the reference itself broke the bounds.
+    fn compare(
+        &mut self,
+        family: &str,
+        spec: StrategySpec,
+        n: usize,
+        reference: usize,
+        phase: TunePhase,
+    ) -> Result<Option<String>, M::Error> {
+        let (first, most) = match phase {
+            TunePhase::Confirm => (CONFIRM_ROUNDS, CONFIRM_ROUNDS),
+            _ => (2, MOST_ROUNDS),
+        };
+        let ask = |size: usize| self.ask(phase, spec.with_size(size), self.client_in_flight());
+        let (mine, theirs) = (ask(n), ask(reference));
+        let rate = self.rate();
+        let (mut a, mut r, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        loop {
+            // A B, then B A: a drift of the machine that is steady over a
+            // few runs cancels in the rounds' mean.
+            let reversed = ratios.len() % 2 == 1 && n != reference;
+            let cr = match reversed {
+                true => Some(self.run_once(&theirs)?),
+                false => None,
+            };
+            let ca = self.run_once(&mine)?;
+            let cr = match (cr, n == reference) {
+                (Some(c), _) => Some(c),
+                (None, true) => None,
+                (None, false) => Some(self.run_once(&theirs)?),
+            };
+            let x = point_of(phase, rate, std::slice::from_ref(&ca)).throughput_rps;
+            let y = cr.as_ref().map_or(x, |c| {
+                point_of(phase, rate, std::slice::from_ref(c)).throughput_rps
+            });
+            a.push(ca);
+            r.extend(cr);
+            ratios.push(if y > 0.0 { x / y } else { 0.0 });
+            let failed = point_of(phase, rate, &a).requests == 0;
+            let more = ratios.len() < first || crate::tune::pool_search::needs_round(&ratios, most);
+            if !more || failed || self.measure.interrupted() || self.left(1.0) < self.run_cost() * 2
+            {
                 break;
             }
-            let p = self.measure(
-                TunePhase::Confirm,
-                spec.with_size(n),
-                in_flight,
-                (CONFIRM_RUNS, CONFIRM_RUNS),
-            )?;
-            self.recover_if_failed(&p)?;
         }
-        Ok(())
+        let pa = self.keep(point_of(phase, rate, &a));
+        let pr = (!r.is_empty()).then(|| self.keep(point_of(phase, rate, &r)));
+        self.result.comparisons.push(TuneComparison {
+            phase,
+            family: family.to_string(),
+            pool_size: n,
+            reference,
+            ratios,
+        });
+        self.recover_if_failed(&pa)?;
+        let slo = self.setup.slo.clone();
+        let reference_point = pr.as_ref().unwrap_or(&pa);
+        let broke = meets(reference_point, slo.as_ref(), self.stall_s()).err();
+        if let Some(p) = &pr {
+            self.recover_if_failed(p)?;
+        }
+        Ok(broke.map(|why| {
+            format!(
+                "no pool size meets the bounds: {} {why}",
+                reference_point.strategy
+            )
+        }))
+    }
+
+    /// A point measured: kept in the result, shown in the progress.
+    fn keep(&mut self, p: TunePoint) -> TunePoint {
+        self.measure.measured(&p, self.clock.now());
+        self.result.points.push(p.clone());
+        p
+    }
+
+    /// This family's comparisons with `reference` so far.
+    fn comparisons_of(&self, family: &str, reference: usize) -> Vec<&TuneComparison> {
+        self.result
+            .comparisons
+            .iter()
+            .filter(|c| c.family == family && c.reference == reference)
+            .collect()
+    }
+
+    /// The most requests in flight below `upper` the capacity search
+    /// measured without a failure.
+    fn lower_reference(&self, upper: usize) -> Option<usize> {
+        let slo = self.setup.slo.clone();
+        capacity_points(&self.result.points)
+            .into_iter()
+            .filter(|p| p.in_flight < upper && failure(p, slo.as_ref(), self.stall_s()).is_none())
+            .map(|p| p.in_flight)
+            .max()
+    }
+
+    /// Verdicts of this family's sizes, and the sizes with a point that
+    /// broke the bounds.
+    fn judged(
+        &self,
+        family: &str,
+        reference: usize,
+    ) -> (Vec<crate::tune::pool_search::Verdict>, Vec<usize>) {
+        let slo = self.setup.slo.clone();
+        let failed: Vec<usize> = self
+            .result
+            .points
+            .iter()
+            .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+            .filter(|p| family_of(&p.strategy) == family)
+            .filter(|p| meets(p, slo.as_ref(), self.stall_s()).is_err())
+            .map(|p| p.pool_size)
+            .collect();
+        (
+            verdicts(&self.comparisons_of(family, reference), &failed),
+            failed,
+        )
+    }
+
+    /// Sizes the capacity search points at: the knee and how many the
+    /// service serves at once; for a multiplexed family whose server
+    /// allows S streams per connection, the requests in flight at the knee
+    /// and at the client's load over S.
+    fn guesses(&self, family: &str, in_flight: usize, upper: usize) -> Vec<usize> {
+        let cap = &self.result.capacity;
+        let knee = cap.knee_in_flight.unwrap_or(in_flight).min(in_flight);
+        let multiplexed = matches!(family, "round-robin" | "least-loaded");
+        let streams = self
+            .result
+            .points
+            .iter()
+            .filter_map(|p| p.streams_allowed)
+            .min()
+            .filter(|&s| s > 1 && multiplexed)
+            .map(|s| s as usize);
+        let mut g: Vec<usize> = match streams {
+            Some(s) => vec![knee.div_ceil(s), in_flight.div_ceil(s)],
+            None => [Some(knee), cap.serves_at_once]
+                .into_iter()
+                .flatten()
+                .collect(),
+        };
+        g = g.into_iter().map(|n| n.clamp(1, upper)).collect();
+        g.dedup();
+        g
+    }
+
+    /// What one comparison of `rounds` rounds costs.
+    fn compare_cost(&self, rounds: u32) -> std::time::Duration {
+        self.run_cost() * (2 * rounds)
     }
 
     /// Time kept for the confirmations of this family and the ones after.
     fn reserve(&self) -> std::time::Duration {
-        self.run_cost() * (CONFIRM_SIZES * CONFIRM_RUNS as u32 * self.families_left as u32)
+        self.compare_cost(CONFIRM_ROUNDS as u32) * self.families_left as u32
     }
 
     /// Requests in flight at the client's load: its workers, or with a
@@ -107,14 +281,24 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         in_flight.min(below_cliff).min(self.setup.most_in_flight)
     }
 
+    fn out_of_time(&mut self, family: &str) -> Result<(), M::Error> {
+        let why = match (self.gave_up, &self.result.stopped_early) {
+            (true, Some(why)) => why.clone(),
+            _ => "the budget ran out during the pool search; raise --budget".into(),
+        };
+        self.no_answer(family, why)
+    }
+
     fn no_answer(&mut self, family: &str, why: String) -> Result<(), M::Error> {
-        self.result.families_found.push(FamilyAnswer {
-            family: family.to_string(),
-            pool_size: None,
-            throughput_rps: None,
-            p99_us: None,
-            reason: Some(why),
-        });
+        self.result
+            .families_found
+            .push(poolbench_model::FamilyAnswer {
+                family: family.to_string(),
+                pool_size: None,
+                throughput_rps: None,
+                p99_us: None,
+                reason: Some(why),
+            });
         Ok(())
     }
 }

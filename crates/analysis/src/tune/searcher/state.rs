@@ -210,16 +210,25 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         (runs, most_runs): (usize, usize),
         window: Duration,
     ) -> Result<TunePoint, M::Error> {
-        let rate = self.rate();
         let ask = Ask {
+            window,
+            ..self.ask(phase, strategy, in_flight)
+        };
+        self.run_ask(&ask, (runs, most_runs))
+    }
+
+    /// A run of `strategy` at `in_flight`, for the measured window (at the
+    /// client's rate in the pool phases of a `--rate` search).
+    pub(crate) fn ask(&self, phase: TunePhase, strategy: StrategySpec, in_flight: usize) -> Ask {
+        let rate = self.rate();
+        Ask {
             phase,
             strategy,
             in_flight,
-            window,
+            window: self.window(),
             rate: rate.filter(|_| matches!(phase, TunePhase::Pool | TunePhase::Confirm)),
             requests: None,
-        };
-        self.run_ask(&ask, (runs, most_runs))
+        }
     }
 
     /// Run `ask` `runs` times at least, more (up to `most_runs`) while its
@@ -253,7 +262,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
 
     /// One run; its findings kept (those a search makes on purpose left
     /// out), its cell returned.
-    fn run_once(&mut self, ask: &Ask) -> Result<CellResult, M::Error> {
+    pub(crate) fn run_once(&mut self, ask: &Ask) -> Result<CellResult, M::Error> {
         let started = self.clock.now();
         let ran = self.measure.run(ask)?;
         let took = self.clock.now().saturating_sub(started);
