@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Is `poolbench tune`'s answer right? Checks it against a dense brute-force
-# grid of `poolbench run` on the same service (issue 27, item 9).
+# grid of `poolbench run` on the same service (issue 27, item 9), and, with
+# --runs N, whether it gives the same answer each time (issue 39).
 #
-#   bench/tune-accuracy.sh [SERVICE...]      (default: all seven, in this order)
+#   bench/tune-accuracy.sh [--runs N] [SERVICE...]   (default: all nine, in this order)
 #
 #   nginx     nginx (OS package), one worker, 13-byte body             c=64
 #   workers   bench/services/limited_http.py workers: a Python
@@ -27,6 +28,17 @@
 #             helloworld.Greeter/SayHello, what grpc:// calls by default,
 #             sleeping 500 ms; no stream limit, so the closed loop's
 #             ceiling is c / 0.5 s = 200 req/s at any pool            c=100
+#   pg-cpu    PostgreSQL (scripts/services.sh), SELECT count(*) FROM
+#             generate_series(1,20000): CPU-bound, so on a small machine
+#             a few connections already reach the best throughput (on 2
+#             cores the smallest pool within 5% of best was 3, so the
+#             bound asks for a pick <= 4)                               c=32
+#   grpc-streams bench/services/grpc_streams (Go, grpc-go, built as
+#             grpc-slow): helloworld.Greeter/SayHello waiting 2 ms, at
+#             most 10 streams per connection (grpc.MaxConcurrentStreams,
+#             SETTINGS_MAX_CONCURRENT_STREAMS 10): 100 calls in flight
+#             need 10 connections (a pick <= 12 meets the size bound
+#             when the grid's smallest within 5% is 10)                 c=100
 #
 # For each service: (a) the grid, `poolbench run URL -s pool -c C --pool
 # 1,2,..,10,11,..,C` (each size at most 10% above the one before), -d 2s
@@ -40,6 +52,9 @@
 #   grpc-slow  -s shared,round-robin -c 100, sizes 1,2,4,8,16,32,64,100
 #              (size 1 is `shared`, one connection; round-robin:N the
 #              others), -d 3s --warmup 1s --reps 2; about 1-2 minutes
+#   grpc-streams  -s shared,round-robin -c 100, sizes 1,2,..,10,11,12,14,
+#              16,20,25,32,40,50,64,80,100 (size 1 is `shared`), the
+#              default cells; about 2-3 minutes
 # (b) `poolbench tune URL -c C --budget 2m --format json`, timed (fastapi:
 # on a freshly started app). (c) The bounds, MET or NOT MET: the
 # recommended pool's throughput >= 0.9x the grid's best (the grid's own
@@ -57,9 +72,15 @@
 # `capacity.still_rising` and its inferences (e.g. closed-loop-ceiling) are
 # printed under its answer; the cap and the closed-loop ceiling also go in
 # the markdown block's notes. At the end, a table and a markdown block for
-# bench/RESULTS.md. All seven take about 25 minutes of grids (3-4 min a
+# bench/RESULTS.md. All nine take about 30 minutes of grids (3-4 min a
 # service; the freezing ones' frozen cells take longer) plus up to 2 min of
 # tune each (fastapi: up to 4 min).
+#
+# --runs N (or RUNS=N): tune N times on each service (one grid), every run
+# checked against the grid and listed (table rows `SERVICE #i`), then
+# "picks agree within 10% (+1): MET" when the largest pick <= 1.1x the
+# smallest + 1 (NOT MET if a run recommends no pool). Default 1; the same
+# question should get the same answer, so check with --runs 3.
 #
 # Environment:
 #   POOLBENCH=path      the binary (default target/release/poolbench; not built here)
@@ -83,8 +104,18 @@ cd "$(dirname "$0")/.." || exit 2
 
 bin=${POOLBENCH:-target/release/poolbench}
 budget=${TA_BUDGET:-2m}
-all=(nginx workers freeze pg serve fastapi grpc-slow)
-[ $# -gt 0 ] && wanted=("$@") || wanted=("${all[@]}")
+all=(nginx workers freeze pg serve fastapi grpc-slow pg-cpu grpc-streams)
+runs=${RUNS:-1}
+wanted=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --runs) runs=${2:-}; shift 2 || { echo "--runs needs a number" >&2; exit 2; } ;;
+    --runs=*) runs=${1#--runs=}; shift ;;
+    *) wanted+=("$1"); shift ;;
+    esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "--runs must be a whole number >= 1, not '$runs'" >&2; exit 2; }
+[ ${#wanted[@]} -gt 0 ] || wanted=("${all[@]}")
 
 for s in "${wanted[@]}"; do
     case " ${all[*]} " in *" $s "*) ;; *) echo "unknown service $s (one of: ${all[*]})" >&2; exit 2 ;; esac
@@ -200,6 +231,14 @@ start_pg() {
     about="PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}') (scripts/services.sh), SELECT pg_sleep(0.005), sslmode=disable"
 }
 
+start_pg_cpu() {
+    start_pg_server || return 1
+    url="$(cat "$pg_dir/pg/url")?sslmode=disable"
+    c=32
+    run_extra=(--query 'SELECT count(*) FROM generate_series(1,20000)')
+    about="PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}') (scripts/services.sh), SELECT count(*) FROM generate_series(1,20000), sslmode=disable"
+}
+
 start_builtin() {
     "$bin" serve --listen 127.0.0.1:0 --delay 20ms --max-inflight 24 >"$tmp/serve.out" 2>&1 &
     svc_pid=$!
@@ -232,18 +271,26 @@ start_fastapi() {
     about="fastapi_sqlalchemy.py ($("$py" -c 'import fastapi, sqlalchemy, psycopg2, uvicorn; print(f"FastAPI {fastapi.__version__}, SQLAlchemy {sqlalchemy.__version__}, psycopg2 {psycopg2.__version__.split()[0]}, uvicorn {uvicorn.__version__}")'), pool 5+10, pool_timeout 30 s; PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}'), sslmode=disable)"
 }
 
-start_grpc_slow() {
-    local ver
+# Build the Go server bench/services/DIR into $tmp/NAME and start it with
+# ARGS...; sets $url and $grpc_ver (grpc-go's version, from its go.mod).
+start_go_grpc() {
+    local dir=$1 name=$2
+    shift 2
     command -v go >/dev/null || {
         echo "  installing the Go toolchain from the OS packages" >&2
         apt_install golang-go || return 1
     }
-    (cd bench/services/grpc_slow && go build -buildvcs=false -o "$tmp/grpc-slow" .) \
-        >"$tmp/grpc-slow.build" 2>&1 || { cat "$tmp/grpc-slow.build" >&2; return 1; }
-    "$tmp/grpc-slow" >"$tmp/grpc-slow.out" 2>&1 &
+    (cd "bench/services/$dir" && go build -buildvcs=false -o "$tmp/$name" .) \
+        >"$tmp/$name.build" 2>&1 || { cat "$tmp/$name.build" >&2; return 1; }
+    "$tmp/$name" "$@" >"$tmp/$name.out" 2>&1 &
     svc_pid=$!
-    wait_addr_line grpc "$tmp/grpc-slow.out" || { cat "$tmp/grpc-slow.out" >&2; return 1; }
+    wait_addr_line grpc "$tmp/$name.out" || { cat "$tmp/$name.out" >&2; return 1; }
     url="grpc://$addr/"
+    grpc_ver=$(sed -n 's/^\s*google.golang.org\/grpc \(v[^ ]*\).*/\1/p' "bench/services/$dir/go.mod" | head -1)
+}
+
+start_grpc_slow() {
+    start_go_grpc grpc_slow grpc-slow || return 1
     c=100
     run_extra=()
     grid_sizes=1,2,4,8,16,32,64,100
@@ -252,8 +299,17 @@ start_grpc_slow() {
     cell_duration=${TA_DURATION:-3s}
     cell_warmup=${TA_WARMUP:-1s}
     cell_reps=${TA_REPS:-2}
-    ver=$(sed -n 's/^\s*google.golang.org\/grpc \(v[^ ]*\).*/\1/p' bench/services/grpc_slow/go.mod | head -1)
-    about="grpc_slow (grpc-go $ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello sleeping 500 ms"
+    about="grpc_slow (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello sleeping 500 ms"
+}
+
+start_grpc_streams() {
+    start_go_grpc grpc_streams grpc-streams -delay 2ms -max-streams 10 || return 1
+    c=100
+    run_extra=()
+    grid_sizes=1,2,3,4,5,6,7,8,9,10,11,12,14,16,20,25,32,40,50,64,80,100
+    grid_strategy=round-robin
+    one_is_shared=1
+    about="grpc_streams (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello waiting 2 ms, MaxConcurrentStreams 10"
 }
 
 # Stop the server and start it again (fresh_per_size services only).
@@ -361,6 +417,45 @@ ta.BUDGET_S = float(sys.argv[1])
 sys.exit(ta.main(sys.argv[2:]))' "$bound_s" check "$@"
 }
 
+# Tune run I of $runs on SERVICE (the one started, its grid measured),
+# checked against the grid; its result JSON appended to svc_results.
+tune_run() {
+    local s=$1 i=$2 sfx='' label=$1 t0 tune_rc
+    if [ "$runs" -gt 1 ]; then
+        sfx=.$i
+        label="$s #$i"
+        echo "  -- tune run $i of $runs"
+    fi
+    check_rc=127
+    if [ -n "${TA_SKIP_TUNE:-}" ]; then
+        wall=0
+    else
+        if [ -n "$fresh_per_size" ]; then
+            restart_server "$s" || echo "  could not start $s again for tune"
+        fi
+        settle "$url"
+        t0=$(now)
+        "$bin" tune "$url" "${run_extra[@]}" -c "$c" --budget "$budget" --format json \
+            >"$out/$s.tune$sfx.json" 2>"$out/$s.tune$sfx.err"
+        tune_rc=$?
+        wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+        check_rc=$tune_rc
+        if [ $tune_rc -eq 1 ] && tune_notes "$out/$s.tune$sfx.json" "$label" /dev/null >/dev/null; then
+            echo "  tune exit 1 after $wall s: no pool recommended (its JSON is its answer)"
+            check_rc=0
+        elif [ $tune_rc -ne 0 ]; then
+            echo "  tune failed (exit $tune_rc after $wall s):"
+            sed 's/^/    /' "$out/$s.tune$sfx.err" | head -20
+        fi
+    fi
+    check_tune "$bound_s" "$s" "$c" "$out/$s.grid.json" "$out/$s.tune$sfx.json" \
+        "$check_rc" "$wall" "$out/$s.result$sfx.json" "${sfx:+$i/$runs}"
+    if [ "$check_rc" -eq 0 ]; then
+        tune_notes "$out/$s.tune$sfx.json" "$label" "$notes"
+    fi
+    [ -s "$out/$s.result$sfx.json" ] && svc_results+=("$out/$s.result$sfx.json")
+}
+
 nproc_n=$(nproc)
 version=$("$bin" --version 2>/dev/null | head -1)
 echo "machine: $nproc_n cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -391,6 +486,8 @@ for s in "${wanted[@]}"; do
     serve) start_builtin || started=$? ;;
     fastapi) start_fastapi || started=$? ;;
     grpc-slow) start_grpc_slow || started=$? ;;
+    pg-cpu) start_pg_cpu || started=$? ;;
+    grpc-streams) start_grpc_streams || started=$? ;;
     esac
     if [ "$started" -ne 0 ]; then
         echo "== $s: could not be started; skipped" >&2
@@ -442,36 +539,16 @@ for s in "${wanted[@]}"; do
     fi
 
     bound_s=$((120 + tune_extra_s))
-    check_rc=127
-    if [ -n "${TA_SKIP_TUNE:-}" ]; then
-        wall=0
-    else
-        if [ -n "$fresh_per_size" ]; then
-            restart_server "$s" || echo "  could not start $s again for tune"
-        fi
-        settle "$url"
-        t0=$(now)
-        "$bin" tune "$url" "${run_extra[@]}" -c "$c" --budget "$budget" --format json \
-            >"$out/$s.tune.json" 2>"$out/$s.tune.err"
-        tune_rc=$?
-        wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-        check_rc=$tune_rc
-        if [ $tune_rc -eq 1 ] && tune_notes "$out/$s.tune.json" "$s" /dev/null >/dev/null; then
-            echo "  tune exit 1 after $wall s: no pool recommended (its JSON is its answer)"
-            check_rc=0
-        elif [ $tune_rc -ne 0 ]; then
-            echo "  tune failed (exit $tune_rc after $wall s):"
-            sed 's/^/    /' "$out/$s.tune.err" | head -20
-        fi
-    fi
-    check_tune "$bound_s" "$s" "$c" "$out/$s.grid.json" "$out/$s.tune.json" \
-        "$check_rc" "$wall" "$out/$s.result.json"
-    if [ "$check_rc" -eq 0 ]; then
-        tune_notes "$out/$s.tune.json" "$s" "$notes"
-    fi
+    svc_results=()
+    for ((i = 1; i <= runs; i++)); do
+        tune_run "$s" "$i"
+    done
     [ "$tune_extra_s" -gt 0 ] &&
         echo "- $s: time bound $((bound_s + 10)) s (120 s + $tune_extra_s s + 10 s: tune waits out failures outside its budget, up to --recovery each)" >>"$notes"
-    [ -s "$out/$s.result.json" ] && results+=("$out/$s.result.json")
+    if [ "$runs" -gt 1 ] && [ ${#svc_results[@]} -gt 0 ]; then
+        "$py" bench/tune_accuracy.py agree "${svc_results[@]}"
+    fi
+    results+=("${svc_results[@]}")
     stop_service
     echo
 done

@@ -6,9 +6,11 @@ the bounds on `poolbench tune`'s answer, the closing table).
         1..10, then each size at most 10% above the one before, up to C
     tune_accuracy.py grid GRID_JSON
         the grid's per-size table and its summary
-    tune_accuracy.py check NAME C GRID_JSON TUNE_JSON TUNE_RC WALL_S OUT_JSON
+    tune_accuracy.py check NAME C GRID_JSON TUNE_JSON TUNE_RC WALL_S OUT_JSON [RUN]
         tune's answer against the grid, one line per bound; the row goes to
-        OUT_JSON
+        OUT_JSON (RUN, e.g. 2/3: which of the service's tune runs it is)
+    tune_accuracy.py agree OUT_JSON...
+        one service's runs: every pick, and whether they agree within 10% (+1)
     tune_accuracy.py report OUT_JSON...
         the table of every service, then a markdown block for bench/RESULTS.md
 """
@@ -26,6 +28,7 @@ CLIFF_BOUND = 0.10  # tune's cliff within 10% of the grid's first failure
 BUDGET_S = 120.0
 BUDGET_SLACK_S = 10.0
 FAIL_ERROR_RATE = 0.01
+AGREE_SLACK = 1.1  # the runs' picks agree: largest <= 1.1 x smallest + 1
 
 
 def sizes(c):
@@ -151,8 +154,10 @@ def verdict(ok):
     return "MET" if ok else "NOT MET"
 
 
-def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path):
+def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
     row = {"service": name, "concurrency": c, "tune": "NOT RUN", "bounds": {}}
+    if run:
+        row["run"] = run
     try:
         _, rows = grid_rows(grid_path)
         summary = grid_summary(rows)
@@ -268,6 +273,38 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path):
     json.dump(row, open(out_path, "w"), indent=1)
 
 
+def agreement(results):
+    """The picks of one service's runs, the bound's figures and its verdict."""
+    picks = [(r.get("tune_answer") or {}).get("pool_size") for r in results]
+    sized = [p for p in picks if p is not None]
+    if not sized or len(sized) < len(picks):
+        return picks, None, "NOT MET"
+    limit = AGREE_SLACK * min(sized) + 1
+    return picks, limit, verdict(max(sized) <= limit)
+
+
+def agreement_line(results):
+    picks, limit, v = agreement(results)
+    thr = [(r.get("tune_answer") or {}).get("throughput_rps") for r in results]
+    runs = ", ".join(f"pool {fmt(p)} at {fmt(t)} req/s" for p, t in zip(picks, thr))
+    why = (f"largest {max(picks)} <= 1.1x smallest {min(picks)} + 1 = {limit:.1f}"
+           if limit is not None else "a run recommended no pool")
+    return (f"{results[0]['service']}: {len(results)} runs: {runs}; {why}; "
+            f"picks agree within 10% (+1): {v}")
+
+
+def agree(paths):
+    results = [json.load(open(p)) for p in paths]
+    print(f"  {agreement_line(results)}")
+
+
+def by_service(results):
+    groups = {}
+    for r in results:
+        groups.setdefault(r["service"], []).append(r)
+    return groups
+
+
 def git_commit():
     try:
         c = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -289,8 +326,9 @@ def table_rows(results):
     for r in results:
         g, t, b = r["grid"], r.get("tune_answer") or {}, r["bounds"]
         at = r.get("grid_at_rec")
+        name = r["service"] + (f" #{r['run'].split('/')[0]}" if r.get("run") else "")
         out.append([
-            r["service"], str(r["concurrency"]),
+            name, str(r["concurrency"]),
             f"{fmt(g['best_rps'])} ({fmt(g['best_pool'])})", fmt(g["smallest_within_5pct"]),
             fmt(g["first_fail"]), fmt(t.get("pool_size")),
             (f"{at['throughput_rps']:,.0f}" + ("" if at["pool"] == t.get("pool_size")
@@ -327,13 +365,18 @@ def report(paths):
           "Tune: `poolbench tune URL -c C --budget 2m`. Bounds: recommended pool's throughput "
           "≥ 0.9× the grid's best (the grid's own figure at that size, and tune's figure); size "
           "≤ 1.1× the grid's smallest size within 5% of best, +1; cliff within 10% of where the "
-          "grid first fails; done in ≤ 130 s of wall clock.")
+          "grid first fails; done in ≤ 130 s of wall clock. With `--runs N`, tune runs N times "
+          "on one grid (rows `SERVICE #i`); the picks agree when the largest ≤ 1.1× the "
+          "smallest + 1.")
     print()
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "---|" * len(COLUMNS))
     for r in rows:
         print("| " + " | ".join(v.replace("|", "/") for v in r) + " |")
     print()
+    for name, runs in by_service(results).items():
+        if len(runs) > 1:
+            print(f"- {agreement_line(runs)}")
     for r in results:
         if r.get("missing"):
             print(f"- {r['service']}: tune's JSON lacked {', '.join(r['missing'])}")
@@ -348,9 +391,11 @@ def main(argv):
     elif len(argv) == 2 and argv[0] == "grid":
         _, rows = grid_rows(argv[1])
         print_grid(rows, grid_summary(rows))
-    elif len(argv) == 8 and argv[0] == "check":
-        name, c, grid, tune, rc, wall, out = argv[1:]
-        check(name, int(c), grid, tune, int(rc), float(wall), out)
+    elif len(argv) in (8, 9) and argv[0] == "check":
+        name, c, grid, tune, rc, wall, out = argv[1:8]
+        check(name, int(c), grid, tune, int(rc), float(wall), out, *argv[8:])
+    elif len(argv) >= 2 and argv[0] == "agree":
+        agree(argv[1:])
     elif len(argv) >= 2 and argv[0] == "report":
         report(argv[1:])
     else:
