@@ -71,16 +71,21 @@ impl Drop for Listening {
 
 /// `poolbench serve` with its gRPC listener, each answer after `delay`.
 fn grpc_serve(delay: &str) -> Listening {
+    grpc_serve_with(&["--delay", delay])
+}
+
+/// The built-in server's gRPC listener, with `args` (`--delay 2ms` …).
+fn grpc_serve_with(args: &[&str]) -> Listening {
     Listening::start(
-        Command::new(env!("CARGO_BIN_EXE_poolbench")).args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--grpc-listen",
-            "127.0.0.1:0",
-            "--delay",
-            delay,
-        ]),
+        Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--grpc-listen",
+                "127.0.0.1:0",
+            ])
+            .args(args),
         2,
     )
 }
@@ -333,6 +338,61 @@ fn postgres_and_grpc_each_get_an_answer() {
     assert!(g["recommendation"]["settings"]
         .to_string()
         .contains("grpc-go"));
+}
+
+#[test]
+fn a_grpc_server_allowing_10_streams_gets_the_load_over_10_connections_and_says_why() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let serve = grpc_serve_with(&["--delay", "2ms", "--max-concurrent-streams", "10"]);
+    let url = format!("grpc://{}/", serve.addr("grpc"));
+    // `run`: one connection carries 10 of 100; its JSON keeps the limit.
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", &url, "-s", "shared,round-robin:10", "-c", "100"])
+        .args([
+            "-d", "1s", "--warmup", "300ms", "--format", "json", "--quiet",
+        ])
+        .output()
+        .expect("poolbench runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let cells = run["cells"].as_array().unwrap();
+    let allowed = |s: &str| {
+        let c = cells.iter().find(|c| c["strategy"] == s).unwrap();
+        c["pool"]["streams_allowed"].clone()
+    };
+    assert_eq!(allowed("shared"), serde_json::json!([10]));
+    assert_eq!(allowed("round-robin:10"), serde_json::json!(vec![10; 10]));
+    let capped = run["pitfalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "streams-capped")
+        .unwrap_or_else(|| panic!("no streams-capped: {}", run["pitfalls"]));
+    assert_eq!(
+        capped["cells"],
+        serde_json::json!(["shared c=100"]),
+        "{capped}"
+    );
+    let line = capped["evidence"][0].as_str().unwrap();
+    assert!(
+        line.starts_with("shared c=100: the server allows 10 streams per connection: 100 in flight on 1 connection run 10 at once")
+            && line.contains("10 connections (⌈100 ÷ 10⌉) remove the wait"),
+        "{line}"
+    );
+    // `tune`: the load over the server's streams, not a connection per request.
+    let (r, _) = tune(&[&url, "-c", "100", "-s", "round-robin", "--budget", "60s"]);
+    let rec = &r["recommendation"];
+    let n = rec["pool_size"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", r["reason"]));
+    assert!((1..=12).contains(&n), "round-robin:{n}: {rec}");
+    let first = &r["comparisons"][0];
+    assert!(first["pool_size"].as_u64().unwrap() <= 10, "{first}");
 }
 
 #[test]

@@ -44,10 +44,11 @@ pub struct MetricsSnapshot {
     pub nested_waits: u64,
     /// How long the checkouts that waited, waited.
     pub waits: WaitStats,
-    /// Multiplexed strategies: the streams each connection's server allows
-    /// at once (HTTP/2 and gRPC: its `SETTINGS_MAX_CONCURRENT_STREAMS`),
-    /// one entry per connection, 0 where it set no limit; empty for
-    /// connections that carry one request at a time.
+    /// The streams each connection's server allows at once (HTTP/2 and
+    /// gRPC: its `SETTINGS_MAX_CONCURRENT_STREAMS`), one entry per
+    /// connection (slot strategies: per slot, as last seen; others: per
+    /// connection opened, the first 1,024), 0 where it set no limit; empty
+    /// for protocols without such a setting.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams_allowed: Vec<u64>,
 }

@@ -215,7 +215,8 @@ impl<C: Connector> Exclusive<C> {
         match self.connector.connect_exclusive().await {
             Ok(conn) => {
                 self.metrics.opened();
-                self.metrics.advertised(self.connector.streams(&conn));
+                self.metrics
+                    .advertised(self.connector.advertised_streams(&conn));
                 let mut s = self.lock();
                 let holder = s.free_indexes.pop();
                 if let Some(i) = holder {

@@ -85,6 +85,16 @@ pub trait Connector: Send + Sync + 'static {
         1
     }
 
+    /// The streams the peer itself allows on this connection, for a
+    /// protocol whose servers set such a limit (HTTP/2:
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`, [`UNLIMITED_STREAMS`] if it set
+    /// none); `None` (the default) where the protocol has no such setting
+    /// (a pipeline depth is the client's choice, not the server's). Kept in
+    /// the strategy's metrics.
+    fn advertised_streams(&self, _conn: &Self::Conn) -> Option<usize> {
+        None
+    }
+
     /// A second handle to the same connection, for a protocol whose
     /// connections take concurrent requests; `None` (the default) when a
     /// connection serves one caller at a time. With a handle and

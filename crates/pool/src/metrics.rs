@@ -33,8 +33,9 @@ pub(crate) struct Metrics {
     nested_waits: AtomicU64,
     abandoned: AtomicU64,
     waits: WaitHistogram,
-    /// Streams each connection opened said it carries at once, where more
-    /// than one (0: no limit set); at most [`MOST_ADVERTISED`] kept.
+    /// Streams each connection's server allows at once, where its protocol
+    /// has such a setting (0: no limit set); at most [`MOST_ADVERTISED`]
+    /// connections kept.
     advertised: std::sync::Mutex<Vec<u64>>,
 }
 
@@ -70,11 +71,9 @@ impl Metrics {
     pub(crate) fn abandoned(&self) {
         self.abandoned.fetch_add(1, Relaxed);
     }
-    /// A connection opened that carries `streams` requests at once.
-    pub(crate) fn advertised(&self, streams: usize) {
-        if streams <= 1 {
-            return;
-        }
+    /// A connection opened whose server allows `streams` at once.
+    pub(crate) fn advertised(&self, streams: Option<usize>) {
+        let Some(streams) = streams else { return };
         let mut a = self.advertised.lock().unwrap_or_else(|e| e.into_inner());
         if a.len() < MOST_ADVERTISED {
             a.push(match streams >= crate::UNLIMITED_STREAMS {

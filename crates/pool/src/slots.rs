@@ -35,8 +35,8 @@ pub(crate) struct Slots<C: Connector> {
     streams: Vec<Arc<Semaphore>>,
     /// Streams each slot's semaphore holds in all (changed under the slot lock).
     capacity: Vec<AtomicUsize>,
-    /// Streams each slot's connection said it carries at once (0: one
-    /// request at a time, or not connected yet).
+    /// Streams each slot's connection's server allows at once (0: a
+    /// protocol without such a setting, or not connected yet).
     advertised: Vec<AtomicUsize>,
     /// Bumped under the slot lock each time the slot opens a connection.
     generation: Vec<AtomicU64>,
@@ -174,7 +174,8 @@ impl<C: Connector> Slots<C> {
         let shared = match self.connector.share(&t.conn) {
             Some(handle) => {
                 let cap = self.connector.streams(&t.conn).max(1);
-                self.advertised[index].store(cap, Relaxed);
+                let said = self.connector.advertised_streams(&t.conn).unwrap_or(0);
+                self.advertised[index].store(said, Relaxed);
                 self.resize(index, cap);
                 (cap > 1).then_some(handle)
             }
@@ -260,15 +261,15 @@ impl<C: Connector> Slots<C> {
     }
 
     /// Give slot `index` `cap` streams in all. Called under the slot lock.
-    /// The counters, with the streams each multiplexed connection allows
-    /// (0 where no limit was set).
+    /// The counters, with the streams each connection's server allows (0
+    /// where it set no limit).
     pub(crate) fn snapshot(&self) -> MetricsSnapshot {
         let mut m = self.metrics.snapshot();
         m.streams_allowed = self
             .advertised
             .iter()
             .map(|a| a.load(Relaxed))
-            .filter(|&n| n > 1)
+            .filter(|&n| n > 0)
             .map(|n| match n >= crate::UNLIMITED_STREAMS {
                 true => 0,
                 false => n as u64,

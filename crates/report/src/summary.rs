@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// Pitfalls by how much they change the decision: first those that say
 /// the target or the pool broke, then those that void the comparison, then
 /// those about the measurement itself; the rest are details.
-const WEIGHT: [&str; 16] = [
+const WEIGHT: [&str; 17] = [
     "errors",
     "outage",
     "stall",
@@ -24,6 +24,7 @@ const WEIGHT: [&str; 16] = [
     "target-saturated",
     "generator-saturated",
     "machine-busy",
+    "streams-capped",
     "pool-queueing",
     "tls-handshake-bound",
     "reconnects",

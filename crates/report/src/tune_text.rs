@@ -119,6 +119,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
     }
     capacity_section(&mut t, r);
     points_section(&mut t, r);
+    comparisons_section(&mut t, r);
     if r.families_found.len() > 1 {
         let _ = writeln!(t, "Each family:");
         for f in &r.families_found {
@@ -175,8 +176,8 @@ fn capacity_section(t: &mut String, r: &TuneResult) {
     );
     let _ = writeln!(
         t,
-        "  {:>9}  {:>10} {:>6}  {:>9}  {:>7}",
-        "in flight", "req/s", "±95%", "p99", "errors"
+        "  {:>9}  {:>10} {:>6}  {:>10}  {:>9}  {:>7}",
+        "in flight", "req/s", "±95%", "fitted", "p99", "errors"
     );
     for p in &levels {
         let mark = match p.in_flight {
@@ -186,14 +187,59 @@ fn capacity_section(t: &mut String, r: &TuneResult) {
             n if Some(n) == c.slo_in_flight => "  ← p99 over the SLO",
             _ => "",
         };
+        let fitted = c
+            .fitted
+            .iter()
+            .find(|f| f.in_flight == p.in_flight)
+            .map_or("".to_string(), |f| fmt_rate(f.throughput_rps));
         let _ = writeln!(
             t,
-            "  {:>9}  {:>10} {:>6}  {:>9}  {:>6.1}%{mark}",
+            "  {:>9}  {:>10} {:>6}  {:>10}  {:>9}  {:>6.1}%{mark}",
             p.in_flight,
             fmt_rate(p.throughput_rps),
             pct(p.throughput_ci95, p.throughput_rps).trim(),
+            fitted,
             fmt_duration_us(p.p99_us),
             p.error_rate * 100.0
+        );
+    }
+    if !c.fitted.is_empty() {
+        let _ = writeln!(
+            t,
+            "  (fitted: the non-decreasing curve closest to the points, each weighted by its runs; \
+             the knee is read off it)"
+        );
+    }
+    t.push('\n');
+}
+
+/// The pool sizes compared with the reference, paired: each size's
+/// throughput over the reference's, round by round.
+fn comparisons_section(t: &mut String, r: &TuneResult) {
+    if r.comparisons.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        t,
+        "Each size against the reference (paired runs, interleaved; within 5% is good):"
+    );
+    for c in &r.comparisons {
+        let n = c.ratios.len().max(1) as f64;
+        let mean = c.ratios.iter().sum::<f64>() / n;
+        let rounds: Vec<String> = c.ratios.iter().map(|x| format!("{x:.2}")).collect();
+        let _ = writeln!(
+            t,
+            "  {:<8} {}:{:<6} vs {}:{:<6} {:.2}×  ({})",
+            match c.phase {
+                TunePhase::Confirm => "confirm",
+                _ => "search",
+            },
+            c.family,
+            c.pool_size,
+            c.family,
+            c.reference,
+            mean,
+            rounds.join(", ")
         );
     }
     t.push('\n');

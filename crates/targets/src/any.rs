@@ -190,6 +190,10 @@ impl Connector for AnyTarget {
         each!(self, conn, |t, c| t.streams(c), 1)
     }
 
+    fn advertised_streams(&self, conn: &AnyConn) -> Option<usize> {
+        each!(self, conn, |t, c| t.advertised_streams(c), None)
+    }
+
     fn share(&self, conn: &AnyConn) -> Option<AnyConn> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.share(c).map(AnyConn::Http1),

@@ -105,6 +105,13 @@ impl Connector for HttpsTarget {
         }
     }
 
+    fn advertised_streams(&self, conn: &HttpsConn) -> Option<usize> {
+        match conn {
+            HttpsConn::Http1(_) => None,
+            HttpsConn::Http2(c) => Some(c.streams()),
+        }
+    }
+
     fn share(&self, conn: &HttpsConn) -> Option<HttpsConn> {
         match conn {
             HttpsConn::Http1(_) => None,

@@ -26,6 +26,7 @@ mod pool_queueing;
 mod reconnects;
 mod stall;
 mod starvation;
+pub(crate) mod streams_capped;
 mod tls_handshake;
 pub(crate) mod transaction_pooler;
 mod unequal_caps;
@@ -53,6 +54,7 @@ pub const CHECKS: &[Check] = &[
     reconnects::CHECK,
     tls_handshake::CHECK,
     stall::CHECK,
+    streams_capped::CHECK,
     knee::CHECK,
     transaction_pooler::CHECK,
     unequal_caps::CHECK,

@@ -25,7 +25,9 @@ fn find(run: &Run) -> Vec<Evidence> {
             true => c.checkout_wait_us.mean / c.latency_us.mean,
             false => 0.0,
         };
-        if load > cap as f64 && share >= WAIT_SHARE {
+        // A wait for a stream the server would not allow is its own finding.
+        let streams = super::streams_capped::capped(c, run.closed).is_some();
+        if load > cap as f64 && share >= WAIT_SHARE && !streams {
             out.push(Evidence::cell(
                 c,
                 format!(

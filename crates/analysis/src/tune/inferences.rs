@@ -102,6 +102,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) ->
         ));
     }
     out.extend(pool_bound(points, cap));
+    out.extend(streams(points));
     for f in findings.iter().filter(|f| f.id == "delayed-ack") {
         out.push(say(
             "delayed-ack",
@@ -110,6 +111,36 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) ->
         ));
     }
     out
+}
+
+/// The server's limit on streams per connection, where a multiplexed
+/// strategy met it: the connections the client's load needs.
+fn streams(points: &[TunePoint]) -> Option<Inference> {
+    let p = points
+        .iter()
+        .filter(|p| p.streams_allowed.is_some_and(|s| s > 1))
+        .min_by_key(|p| p.streams_allowed)?;
+    let s = p.streams_allowed? as usize;
+    let load = points
+        .iter()
+        .map(|p| p.in_flight)
+        .max()
+        .unwrap_or(p.in_flight);
+    let client = points
+        .iter()
+        .find(|q| q.phase != TunePhase::Capacity)
+        .map_or(load, |q| q.in_flight);
+    Some(say(
+        "streams-per-connection",
+        format!(
+            "the server allows {s} streams per connection: {client} requests in flight need {} connections to run at once",
+            client.div_ceil(s)
+        ),
+        format!(
+            "SETTINGS_MAX_CONCURRENT_STREAMS {s} on {}'s connections; more requests than connections × {s} wait in the client",
+            p.strategy
+        ),
+    ))
 }
 
 /// Pool points where the pool, not the service, set the throughput:

@@ -233,6 +233,10 @@ impl Connector for GrpcTarget {
         conn.streams()
     }
 
+    fn advertised_streams(&self, conn: &GrpcConn) -> Option<usize> {
+        Some(conn.streams())
+    }
+
     fn share(&self, conn: &GrpcConn) -> Option<GrpcConn> {
         Some(conn.share())
     }

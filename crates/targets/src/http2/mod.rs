@@ -138,6 +138,10 @@ impl Connector for Http2Target {
         }
     }
 
+    fn advertised_streams(&self, conn: &H2cConn) -> Option<usize> {
+        Some(self.streams(conn))
+    }
+
     fn share(&self, conn: &H2cConn) -> Option<H2cConn> {
         Some(match conn {
             H2cConn::Lean(c) => H2cConn::Lean(c.share()),
