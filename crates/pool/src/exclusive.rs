@@ -2,10 +2,13 @@
 //! `per-request` are one machine with different limits.
 //!
 //! One lock guards the idle list, the free permits, the FIFO queue of
-//! waiters and the hot counters. A returned connection goes straight to the
-//! oldest waiter, so a newcomer can never take it first.
+//! waiters and the hot counters. A returned connection goes straight to a
+//! waiter, so a newcomer can never take it first: to the oldest one, or on
+//! a current-thread runtime to the oldest one on the same thread (see
+//! `handoff`).
 use crate::clock::CoarseClock;
 use crate::error::AcquireError;
+use crate::handoff::{Handoff, Queue};
 use crate::holders::current_task;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::{this_thread, Tracked};
@@ -17,9 +20,6 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::oneshot;
-
-/// What a waiter is handed: a connection, or only the right to open one.
-type Handoff<T> = Option<Tracked<T>>;
 
 pub(crate) struct Exclusive<C: Connector> {
     pub(crate) connector: C,
@@ -40,8 +40,8 @@ struct State<T> {
     idle: VecDeque<Tracked<T>>,
     /// Permits not leased; a free permit with no idle connection connects.
     free: usize,
-    /// Waiting checkouts, oldest first, with their task.
-    waiters: VecDeque<(u64, oneshot::Sender<Handoff<T>>)>,
+    /// Waiting checkouts.
+    waiters: Queue<T>,
     /// The task holding each tracked connection (0: none).
     holders: Vec<u64>,
     free_indexes: Vec<usize>,
@@ -72,7 +72,7 @@ impl<C: Connector> Exclusive<C> {
             state: Mutex::new(State {
                 idle: VecDeque::with_capacity(max_idle.min(1024)),
                 free: limit.unwrap_or(usize::MAX),
-                waiters: VecDeque::new(),
+                waiters: Queue::default(),
                 holders: vec![0; tracked],
                 free_indexes: (0..tracked).rev().collect(),
                 checkouts: 0,
@@ -152,9 +152,7 @@ impl<C: Connector> Exclusive<C> {
                         return Err(AcquireError::NestedCheckout { size: self.size });
                     }
                 }
-                let (tx, rx) = oneshot::channel();
-                s.waiters.push_back((me, tx));
-                Begin::Wait(rx)
+                Begin::Wait(s.waiters.push(me))
             }
         };
         self.close_all(closed);
@@ -266,20 +264,17 @@ impl<C: Connector> Exclusive<C> {
         if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
             s.holders[i] = 0;
         }
-        while let Some((task, waiter)) = s.waiters.pop_front() {
-            if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
-                s.holders[i] = task;
+        let State {
+            waiters, holders, ..
+        } = &mut *s;
+        conn = match waiters.hand_over(conn, holders) {
+            Ok(()) => {
+                s.in_use += 1;
+                s.peak_in_use = s.peak_in_use.max(s.in_use);
+                return;
             }
-            match waiter.send(conn) {
-                Ok(()) => {
-                    s.in_use += 1;
-                    s.peak_in_use = s.peak_in_use.max(s.in_use);
-                    return;
-                }
-                // That waiter gave up; try the next.
-                Err(back) => conn = back,
-            }
-        }
+            Err(back) => back,
+        };
         if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
             s.holders[i] = 0;
         }

@@ -34,6 +34,7 @@
 mod clock;
 mod error;
 mod exclusive;
+mod handoff;
 mod holders;
 mod lease;
 mod metrics;
