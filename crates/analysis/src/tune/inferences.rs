@@ -137,7 +137,7 @@ fn streams(points: &[TunePoint]) -> Option<Inference> {
             client.div_ceil(s)
         ),
         format!(
-            "SETTINGS_MAX_CONCURRENT_STREAMS {s} on {}'s connections; more requests than connections × {s} wait in the client",
+            "the server's SETTINGS_MAX_CONCURRENT_STREAMS is {s} (seen on {}); more requests than connections × {s} wait in the client",
             p.strategy
         ),
     ))

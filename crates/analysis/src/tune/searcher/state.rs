@@ -297,12 +297,13 @@ pub(crate) fn generator_limit(p: &TunePoint) -> Option<String> {
     })
 }
 
-/// Add a finding's evidence to the one of the same id (five lines at most).
+/// Add a finding's evidence to the one of the same id (five lines at most,
+/// one per cell: a cell run again says the same).
 fn keep_finding(found: &mut Vec<Pitfall>, f: Pitfall) {
     match found.iter_mut().find(|g| g.id == f.id) {
         Some(g) => {
             for (cell, line) in f.cells.into_iter().zip(f.evidence) {
-                if g.evidence.len() < 5 && !g.evidence.contains(&line) {
+                if g.evidence.len() < 5 && !g.cells.contains(&cell) {
                     g.cells.push(cell);
                     g.evidence.push(line);
                 }
