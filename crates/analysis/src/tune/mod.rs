@@ -22,6 +22,7 @@ pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::settings;
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
+use poolbench_model::findings::Id;
 use poolbench_model::{FamilyAnswer, TunePhase, TunePoint, TuneRecommendation, TuneResult};
 
 /// The family a point's strategy belongs to (`pool:24` → `pool`).
@@ -32,7 +33,7 @@ pub fn family_of(strategy: &str) -> &str {
 /// Whether the findings name a delayed ACK (the latency is not the
 /// service's).
 fn delayed_ack(result: &TuneResult) -> bool {
-    result.findings.iter().any(|f| f.id == "delayed-ack")
+    result.findings.iter().any(|f| f.id == Id::DelayedAck)
 }
 
 /// Read the points of `result` again: capacity, each family's answer, the
