@@ -91,7 +91,7 @@ pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
 
 #[cfg(test)]
 mod tests {
-    use super::{generator_hiccups, CHECKS};
+    use super::{generator_hiccups, generator_saturated, pool_bound, CHECKS};
     use poolbench_model::findings::Id;
 
     #[test]
@@ -109,5 +109,21 @@ mod tests {
         assert!(!generator_hiccups::limits(19_999.0, 1_000.0));
         assert!(!generator_hiccups::limits(20_000.0, 40_001.0));
         assert!(generator_hiccups::disturbs(19_999.0, 1_000.0));
+    }
+
+    #[test]
+    fn without_the_machine_s_share_only_poolbench_s_own_counts() {
+        assert!(generator_saturated::saturated(0.9, None));
+        assert!(!generator_saturated::saturated(0.89, None));
+        assert!(!generator_saturated::saturated(0.3, Some(0.89)));
+        assert!(generator_saturated::saturated(0.3, Some(0.95)));
+    }
+
+    #[test]
+    fn the_pool_bounds_throughput_near_its_limit_with_workers_waiting() {
+        assert!(pool_bound::shows(1000.0, 1100.0, 0.3));
+        assert!(pool_bound::shows(1140.0, 1000.0, 0.5));
+        assert!(!pool_bound::shows(1000.0, 1200.0, 0.5));
+        assert!(!pool_bound::shows(1000.0, 1000.0, 0.29));
     }
 }
