@@ -1,9 +1,8 @@
 //! The recommendation: the strategy and pool size worth using, or why the
 //! run cannot name one.
-use crate::findings::ceiling;
 use crate::findings::check::ms;
-use crate::findings::pool_bound;
 use crate::findings::transaction_pooler;
+use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, Recommendation, RunResult, StrategySpec};
 
 /// Most errors a cell may have and still be recommended.
@@ -107,7 +106,7 @@ fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
     let bound = result
         .pitfalls
         .iter()
-        .any(|p| p.id == pool_bound::ID && p.cells.contains(&label));
+        .any(|p| p.id == Id::PoolBound && p.cells.contains(&label));
     let kind = |s: &str| s.parse::<StrategySpec>().ok().map(|s| s.kind());
     let largest = result
         .cells
@@ -130,7 +129,7 @@ fn at_ceiling(result: &RunResult, c: &CellResult) -> bool {
     result
         .pitfalls
         .iter()
-        .any(|p| p.id == ceiling::ID && p.cells.contains(&l))
+        .any(|p| p.id == Id::ClosedLoopCeiling && p.cells.contains(&l))
 }
 
 /// The chosen cell, with the figures it was chosen against.

@@ -46,12 +46,13 @@ fn every_check_has_a_fixture_test() {
         "pool-queueing",
         "reconnects",
         "stall",
+        "streams-capped",
         "target-saturated",
         "tls-handshake-bound",
         "transaction-pooler",
         "unequal-caps",
     ];
-    let mut ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();
+    let mut ids: Vec<&str> = CHECKS.iter().map(|c| c.id.as_str()).collect();
     ids.sort_unstable();
     assert_eq!(ids, tested);
     assert!(CHECKS.iter().all(|c| !c.title.is_empty()));

@@ -90,6 +90,35 @@ fn pool_queueing_needs_more_workers_than_connections_and_a_wait() {
 }
 
 #[test]
+fn streams_capped_names_the_servers_limit_and_the_connections_that_remove_the_wait() {
+    // 100 workers on 2 connections whose server allows 10 streams each.
+    let r = |strategy: &str, limit: u64, wait: f64| {
+        run(vec![cell(strategy, 100)
+            .throughput(5000.0)
+            .wait_ms(wait)
+            .with(|c| {
+                let n = c.connection_cap.unwrap_or(1);
+                c.pool.streams_allowed = vec![limit; n];
+                c.pool.checkouts = 1000;
+                c.pool.waited = 800;
+            })
+            .build()])
+    };
+    assert_eq!(
+        evidence(&r("round-robin:2", 10, 8.0), "streams-capped"),
+        ["round-robin:2 c=100: the server allows 10 streams per connection: 100 in flight on 2 connections run 20 at once; 80% of requests waited for a stream, 40% of latency (8.0 ms of 20.0 ms); 10 connections (⌈100 ÷ 10⌉) remove the wait"]
+    );
+    // Said once: not again as pool queueing.
+    assert!(pitfall(&r("round-robin:2", 10, 8.0), "pool-queueing").is_none());
+    // Enough streams (2 × 64 ≥ 100), no limit (0), or no wait: silent.
+    assert!(pitfall(&r("round-robin:2", 64, 8.0), "streams-capped").is_none());
+    assert!(pitfall(&r("round-robin:2", 0, 8.0), "streams-capped").is_none());
+    assert!(pitfall(&r("round-robin:2", 10, 0.2), "streams-capped").is_none());
+    // An exclusive pool waits for a connection, not a stream.
+    assert!(pitfall(&r("pool:2", 10, 8.0), "streams-capped").is_none());
+}
+
+#[test]
 fn pool_queueing_in_an_open_loop_reads_the_achieved_concurrency() {
     // The cap on in-flight requests (c=100) is not the load: 6 are.
     let r = |achieved: f64| {

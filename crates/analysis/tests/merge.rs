@@ -2,6 +2,7 @@
 //! histograms add exactly, then the whole is analyzed again.
 use crate::support::base;
 use poolbench_analysis::{analyze, merge};
+use poolbench_model::findings::Id;
 use poolbench_model::{decode_histogram, Summary};
 use std::time::Duration;
 
@@ -81,7 +82,7 @@ fn the_merge_is_analyzed_as_one_run() {
         merged.cells[0].throughput_rps,
         3.0 * base().cells[0].throughput_rps
     );
-    assert!(merged.pitfalls.iter().any(|p| p.id == "few-samples"));
+    assert!(merged.pitfalls.iter().any(|p| p.id == Id::FewSamples));
 }
 
 #[test]

@@ -122,3 +122,35 @@ fn bad_bounds_and_unreadable_results_are_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("metric"));
 }
+
+#[test]
+fn a_result_naming_a_finding_this_version_does_not_know_is_read() {
+    let path = result("unknown-id", "1ms");
+    let mut r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    r["pitfalls"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "id": "pool-too-small",
+            "title": "a finding of another version",
+            "cells": [],
+            "evidence": [],
+        }));
+    std::fs::write(&path, r.to_string()).unwrap();
+    for args in [vec!["report"], vec!["compare"]] {
+        let mut cmd = bin();
+        cmd.args(&args).arg(&path);
+        if args[0] == "compare" {
+            cmd.arg(&path);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    let _ = std::fs::remove_file(path);
+}

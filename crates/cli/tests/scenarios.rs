@@ -208,6 +208,18 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
     assert!(stderr.contains("line 8, column"), "{stderr}");
     assert!(stderr.contains("concurrensy"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    // A pitfall no finding has: refused, not an expectation met by default.
+    let (code, _, stderr) = run_toml(
+        "pitfall",
+        &one_step("target = \"http://127.0.0.1:9/\"\nexpect = { no_pitfall = [\"pool-bund\"] }\n"),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("line 8, column"), "{stderr}");
+    assert!(
+        stderr.contains("unknown finding `pool-bund` (one of: batching-server,"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     // A bad run flag: refused naming the step.
     let (code, _, stderr) = run_toml(
         "flag",

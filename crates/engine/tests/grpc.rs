@@ -5,6 +5,7 @@ use crate::common::*;
 use poolbench_model::Plan;
 use poolbench_server::{EmbeddedServer, ServerConfig};
 
+use poolbench_model::findings::Id;
 use std::time::Duration;
 
 /// The strategies of `scenarios/grpc-client-concurrency.toml`.
@@ -47,7 +48,7 @@ fn at_500ms_every_strategy_is_held_to_the_closed_loop_ceiling() {
     let ceiling = result
         .pitfalls
         .iter()
-        .find(|p| p.id == "closed-loop-ceiling")
+        .find(|p| p.id == Id::ClosedLoopCeiling)
         .expect("closed-loop-ceiling flagged");
     assert!(ceiling.evidence.len() >= 4, "{:?}", ceiling.evidence);
 }

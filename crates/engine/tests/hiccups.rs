@@ -1,6 +1,7 @@
 //! The hiccup meter sees the generator stop: the whole process (the
 //! built-in server too) is stopped for 200 ms, twice, during its turn.
 use crate::common::*;
+use poolbench_model::findings::Id;
 use std::process::Command;
 use std::time::Duration;
 
@@ -50,7 +51,7 @@ fn a_stopped_generator_is_a_finding() {
     let p = result
         .pitfalls
         .iter()
-        .find(|p| p.id == "generator-hiccups")
+        .find(|p| p.id == Id::GeneratorHiccups)
         .unwrap();
     assert_eq!(p.cells, vec!["pool:10 c=10".to_string()]);
 }

@@ -1,5 +1,6 @@
 //! Every pitfall: a run that triggers it and one that does not.
 use crate::common::*;
+use poolbench_model::findings::Id;
 use poolbench_server::ServerConfig;
 use std::time::Duration;
 
@@ -88,7 +89,7 @@ fn errors() {
     let evidence = &with
         .pitfalls
         .iter()
-        .find(|p| p.id == "errors")
+        .find(|p| p.id == Id::Errors)
         .unwrap()
         .evidence[0];
     assert!(evidence.contains("status"), "{evidence}");
@@ -157,7 +158,7 @@ fn stall_is_reported_with_its_interval_and_frozen_requests_time_out() {
     let evidence = &with
         .pitfalls
         .iter()
-        .find(|p| p.id == "stall")
+        .find(|p| p.id == Id::Stall)
         .unwrap()
         .evidence[0];
     assert!(
@@ -181,7 +182,7 @@ fn the_knee_of_a_server_limited_to_eight_in_flight_and_its_scalability_fit() {
     let knee = result
         .pitfalls
         .iter()
-        .find(|p| p.id == "target-saturated")
+        .find(|p| p.id == Id::TargetSaturated)
         .expect("knee found");
     // At c=8 or, on a slow machine that cannot keep all 8 busy, the next
     // level; never before the limit.

@@ -2,11 +2,15 @@
 //! with their evidence, the recommendation, the scalability fits.
 use serde::{Deserialize, Serialize};
 
+mod id;
+
+pub use id::{Id, UnknownId};
+
 /// One reason not to trust (part of) a run, with its evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pitfall {
-    /// Stable name, one of [`CHECKS`]' ids.
-    pub id: String,
+    /// Which finding it is.
+    pub id: Id,
     /// What it means, in one line.
     pub title: String,
     /// The cells it concerns (`strategy c=N`).

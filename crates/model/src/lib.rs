@@ -8,7 +8,7 @@
 
 pub mod conninfo;
 pub mod duration;
-mod findings;
+pub mod findings;
 mod histogram;
 mod label;
 mod latency_interval;

@@ -105,7 +105,7 @@ fn pitfalls(h: &mut String, result: &RunResult) {
         let _ = write!(
             h,
             "<details><summary><span class=\"pitfall\">{}</span>: {} <span class=\"muted\">({} line{})</span></summary><ul>",
-            esc(&p.id),
+            esc(p.id.as_str()),
             esc(&p.title),
             p.evidence.len(),
             if p.evidence.len() == 1 { "" } else { "s" }

@@ -7,37 +7,13 @@ use poolbench_model::{CellResult, Pitfall, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// Pitfalls by how much they change the decision: first those that say
-/// the target or the pool broke, then those that void the comparison, then
-/// those about the measurement itself; the rest are details.
-const WEIGHT: [&str; 17] = [
-    "errors",
-    "outage",
-    "stall",
-    "nested-checkout-starvation",
-    "nested-checkout",
-    "closed-loop-ceiling",
-    "pool-bound",
-    "delayed-ack",
-    "unequal-caps",
-    "not-achieved",
-    "target-saturated",
-    "generator-saturated",
-    "machine-busy",
-    "streams-capped",
-    "pool-queueing",
-    "tls-handshake-bound",
-    "reconnects",
-];
-
 /// Findings shown in the summary.
 const LEADING: usize = 3;
 
+/// Pitfalls by how much they change the decision ([`Id::rank`](poolbench_model::findings::Id::rank)), the
+/// details last.
 fn weight(p: &Pitfall) -> usize {
-    WEIGHT
-        .iter()
-        .position(|id| *id == p.id)
-        .unwrap_or(WEIGHT.len())
+    p.id.rank().unwrap_or(usize::MAX)
 }
 
 pub(crate) fn render(result: &RunResult) -> String {
@@ -61,15 +37,15 @@ pub(crate) fn render(result: &RunResult) -> String {
     let mut ranked: Vec<&Pitfall> = result.pitfalls.iter().collect();
     ranked.sort_by_key(|p| weight(p));
     let (leading, rest) = ranked.split_at(ranked.len().min(LEADING));
-    for p in leading.iter().filter(|p| weight(p) < WEIGHT.len()) {
+    for p in leading.iter().filter(|p| p.id.rank().is_some()) {
         let _ = writeln!(out, "  ! {}: {} — {}", p.id, p.title, reach(p, result));
     }
     let others: Vec<String> = leading
         .iter()
-        .filter(|p| weight(p) >= WEIGHT.len())
+        .filter(|p| p.id.rank().is_none())
         .chain(rest)
         .map(|p| match p.cells.len() {
-            0 => p.id.clone(),
+            0 => p.id.to_string(),
             n if n == result.cells.len() => format!("{} (every cell)", p.id),
             n => format!("{} ({n} of {} cells)", p.id, result.cells.len()),
         })

@@ -63,7 +63,7 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         let _ = write!(
             h,
             "<p class=\"pitfall\">{}: {}</p><ul>",
-            esc(&f.id),
+            esc(f.id.as_str()),
             esc(&f.title)
         );
         for e in &f.evidence {

@@ -3,6 +3,7 @@
 //! marked), every point, the inferences, the findings, the time spent.
 use crate::format::{fmt_duration_us, fmt_rate};
 use poolbench_analysis::tune::capacity_points;
+use poolbench_model::findings::Id;
 use poolbench_model::{TuneLoad, TunePhase, TunePoint, TuneResult};
 use std::fmt::Write;
 
@@ -23,7 +24,7 @@ pub fn tune_answer(r: &TuneResult) -> String {
             let ceiling = r
                 .inferences
                 .iter()
-                .find(|i| i.id == "closed-loop-ceiling")
+                .find(|i| i.id == Id::ClosedLoopCeiling.as_str())
                 .map_or(String::new(), |i| format!(" Why no more: {}.", i.text));
             match &p.cap {
                 Some(why) => format!(

@@ -1,9 +1,10 @@
 //! What a pitfall check is, and what every check reads.
+use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, RunResult};
 
 /// One pitfall: its stable id, its meaning, and where a run shows it.
 pub struct Check {
-    pub id: &'static str,
+    pub id: Id,
     pub title: &'static str,
     pub(crate) find: fn(&Run) -> Vec<Evidence>,
 }

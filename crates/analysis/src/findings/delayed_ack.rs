@@ -5,10 +5,11 @@
 //! timer fires (40 ms on Linux): the first byte comes at once, the last
 //! about 40 ms later, whatever the service's own time.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
 pub(crate) const CHECK: Check = Check {
-    id: "delayed-ack",
+    id: Id::DelayedAck,
     title: "the answer's last bytes wait for the client's delayed ACK (two writes, Nagle on)",
     find,
 };

@@ -1,8 +1,9 @@
 //! `errors`: requests failed, by kind.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "errors",
+    id: Id::Errors,
     title: "requests failed",
     find,
 };

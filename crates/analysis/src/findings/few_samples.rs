@@ -1,9 +1,10 @@
 //! `few-samples`: a figure from fewer than three samples has no confidence
 //! interval.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "few-samples",
+    id: Id::FewSamples,
     title:
         "fewer than 3 samples (or zero deviation): no confidence interval; use --reps 3 or --batch",
     find,

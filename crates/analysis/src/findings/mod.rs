@@ -1,23 +1,25 @@
 //! The pitfalls that make a run's numbers lie. Pure functions of the
 //! result.
 //!
-//! One pitfall is one file: its id, its title and a function of the run
-//! that returns its evidence ([`Check`], check.rs), listed once in
-//! [`CHECKS`]. The
-//! text report, the JSON and the HTML read the same list; ids are stable.
+//! One pitfall is one file, named as its id: the id, its title, its
+//! thresholds (functions others call rather than keep numbers of their
+//! own) and a function of the run that returns its evidence ([`Check`],
+//! check.rs), listed once in [`CHECKS`]. The text report, the JSON and the
+//! HTML read the same list; ids are stable.
 use check::Run;
 use poolbench_model::{LoadModel, Pitfall, RunResult};
 
-mod batching;
-pub(crate) mod ceiling;
+mod batching_server;
 pub(crate) mod check;
-mod cpu;
+pub(crate) mod closed_loop_ceiling;
 mod delayed_ack;
 mod errors;
 mod few_samples;
-mod hiccups;
-mod knee;
+pub(crate) mod generator_hiccups;
+pub(crate) mod generator_saturated;
+mod machine_busy;
 mod nested_checkout;
+mod nested_checkout_starvation;
 mod not_achieved;
 mod outage;
 pub(crate) mod pool_beyond_client;
@@ -25,37 +27,38 @@ pub(crate) mod pool_bound;
 mod pool_queueing;
 mod reconnects;
 mod stall;
-mod starvation;
 pub(crate) mod streams_capped;
-mod tls_handshake;
+mod target_saturated;
+mod tls_handshake_bound;
 pub(crate) mod transaction_pooler;
 mod unequal_caps;
 
 pub use check::Check;
 pub use outage::{outages, Outage};
 
-/// Every pitfall poolbench checks, by id.
+/// Every pitfall poolbench checks, one per [`Id`](poolbench_model::findings::Id), in the order of the
+/// ids' names.
 pub const CHECKS: &[Check] = &[
-    batching::CHECK,
-    ceiling::CHECK,
+    batching_server::CHECK,
+    closed_loop_ceiling::CHECK,
+    delayed_ack::CHECK,
     errors::CHECK,
     few_samples::CHECK,
-    hiccups::CHECK,
-    cpu::GENERATOR_SATURATED,
-    cpu::MACHINE_BUSY,
-    delayed_ack::CHECK,
+    generator_hiccups::CHECK,
+    generator_saturated::CHECK,
+    machine_busy::CHECK,
     nested_checkout::CHECK,
-    starvation::CHECK,
+    nested_checkout_starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
     pool_beyond_client::CHECK,
     pool_bound::CHECK,
     pool_queueing::CHECK,
     reconnects::CHECK,
-    tls_handshake::CHECK,
     stall::CHECK,
     streams_capped::CHECK,
-    knee::CHECK,
+    target_saturated::CHECK,
+    tls_handshake_bound::CHECK,
     transaction_pooler::CHECK,
     unequal_caps::CHECK,
 ];
@@ -77,30 +80,52 @@ pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
         .filter_map(|check| {
             let evidence = (check.find)(&run);
             (!evidence.is_empty()).then(|| Pitfall {
-                id: check.id.to_string(),
+                id: check.id.clone(),
                 title: check.title.to_string(),
                 cells: evidence.iter().filter_map(|e| e.cell.clone()).collect(),
                 evidence: evidence.into_iter().map(|e| e.line).collect(),
             })
         })
         .collect();
-    found.sort_by(|a, b| a.id.cmp(&b.id));
+    found.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     found
 }
 
 #[cfg(test)]
 mod tests {
-    use super::CHECKS;
+    use super::{generator_hiccups, generator_saturated, pool_bound, CHECKS};
+    use poolbench_model::findings::Id;
 
     #[test]
-    fn ids_are_unique_and_kebab_case() {
-        let mut ids: Vec<&str> = CHECKS.iter().map(|c| c.id).collect();
-        assert!(ids
-            .iter()
-            .all(|id| id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')));
-        let n = ids.len();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), n, "an id listed twice");
+    fn one_check_per_id() {
+        let ids: Vec<&Id> = CHECKS.iter().map(|c| &c.id).collect();
+        assert_eq!(ids, Id::ALL.iter().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn hiccups_that_limit_the_generator_also_disturb_its_tail() {
+        for (hiccup, p99) in [(20_000.0, 40_000.0), (20_000.0, 0.0), (50_000.0, 90_000.0)] {
+            assert!(generator_hiccups::limits(hiccup, p99));
+            assert!(generator_hiccups::disturbs(hiccup, p99));
+        }
+        assert!(!generator_hiccups::limits(19_999.0, 1_000.0));
+        assert!(!generator_hiccups::limits(20_000.0, 40_001.0));
+        assert!(generator_hiccups::disturbs(19_999.0, 1_000.0));
+    }
+
+    #[test]
+    fn without_the_machine_s_share_only_poolbench_s_own_counts() {
+        assert!(generator_saturated::saturated(0.9, None));
+        assert!(!generator_saturated::saturated(0.89, None));
+        assert!(!generator_saturated::saturated(0.3, Some(0.89)));
+        assert!(generator_saturated::saturated(0.3, Some(0.95)));
+    }
+
+    #[test]
+    fn the_pool_bounds_throughput_near_its_limit_with_workers_waiting() {
+        assert!(pool_bound::shows(1000.0, 1100.0, 0.3));
+        assert!(pool_bound::shows(1140.0, 1000.0, 0.5));
+        assert!(!pool_bound::shows(1000.0, 1200.0, 0.5));
+        assert!(!pool_bound::shows(1000.0, 1000.0, 0.29));
     }
 }

@@ -1,9 +1,10 @@
 //! `nested-checkout`: a task holding a connection waited for a second one
 //! from the same pool (the handler that deadlocks).
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "nested-checkout",
+    id: Id::NestedCheckout,
     title: "a task holding a connection waited for another from the same pool: deadlocks once every holder does",
     find,
 };

@@ -2,11 +2,12 @@
 //! all opened, fewer seen by the server, a rate not kept, or fewer
 //! concurrent requests than workers (Little's law).
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 use poolbench_model::StrategySpec;
 
 pub(crate) const CHECK: Check = Check {
-    id: "not-achieved",
+    id: Id::NotAchieved,
     title: "the load did not reach what was asked",
     find,
 };

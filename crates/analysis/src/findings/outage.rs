@@ -3,10 +3,11 @@
 //! back, from the cell's timeline (its first run). A frozen target, which
 //! answers nothing and fails nothing (or only by timeouts), is a `stall`.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
 pub(crate) const CHECK: Check = Check {
-    id: "outage",
+    id: Id::Outage,
     title:
         "the target stopped answering for a while: every attempt failed, then it came back (or not)",
     find,

@@ -6,10 +6,11 @@
 //! once (Little's law); the client's pool does not. The checkout wait has
 //! moved from the client into the proxy, where it shows as request time.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, StrategySpec};
 
 pub(crate) const CHECK: Check = Check {
-    id: "pool-beyond-client",
+    id: Id::PoolBeyondClient,
     title: "a pool beyond the client set the throughput (a proxy's pool, e.g. PgBouncer's, \
             or the server's limit): a larger client pool served no more",
     find,

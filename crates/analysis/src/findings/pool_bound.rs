@@ -3,12 +3,11 @@
 //! request after another, so throughput is the pool size ÷ the request
 //! time, and the workers beyond the pool wait for a connection.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, StrategySpec};
 
-pub(crate) const ID: &str = "pool-bound";
-
 pub(crate) const CHECK: Check = Check {
-    id: ID,
+    id: Id::PoolBound,
     title: "the pool was the bottleneck: throughput is pool size ÷ request time",
     find,
 };
@@ -26,6 +25,13 @@ fn exclusive_cap(c: &CellResult) -> Option<usize> {
     (!spec.shares_connections() && cap > 0 && c.concurrency > cap).then_some(cap)
 }
 
+/// Do `throughput_rps`, against `limit_rps` (pool size ÷ mean request
+/// time), and `wait_share` (of latency spent waiting for a connection) show
+/// the pool as the bottleneck?
+pub(crate) fn shows(throughput_rps: f64, limit_rps: f64, wait_share: f64) -> bool {
+    (throughput_rps / limit_rps - 1.0).abs() <= NEAR && wait_share >= WAIT_SHARE
+}
+
 /// Does `c` show its pool as the bottleneck? Its throughput against
 /// pool size ÷ request time, and the share of latency spent waiting.
 pub(crate) fn bound(c: &CellResult) -> Option<(usize, f64)> {
@@ -35,8 +41,7 @@ pub(crate) fn bound(c: &CellResult) -> Option<(usize, f64)> {
     }
     let limit = cap as f64 / (c.request_us.mean / 1e6);
     let share = c.checkout_wait_us.mean / c.latency_us.mean;
-    let near = (c.throughput_rps / limit - 1.0).abs() <= NEAR;
-    (near && share >= WAIT_SHARE).then_some((cap, share))
+    shows(c.throughput_rps, limit, share).then_some((cap, share))
 }
 
 /// The run tried a larger pool of `c`'s kind at `c`'s concurrency, and it

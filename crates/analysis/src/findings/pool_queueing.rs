@@ -1,9 +1,10 @@
 //! `pool-queueing`: more concurrent requests than the pool's connections,
 //! so part of the latency is the wait for one.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "pool-queueing",
+    id: Id::PoolQueueing,
     title: "concurrency above pool capacity: part of the latency is waiting for a connection",
     find,
 };

@@ -4,11 +4,12 @@
 //! among the broken); the rest of the broken ones the server closed (end
 //! of stream, reset); idle timeout and lifetime are the pool's.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 use poolbench_model::StrategySpec;
 
 pub(crate) const CHECK: Check = Check {
-    id: "reconnects",
+    id: Id::Reconnects,
     title: "connections were reopened while measuring (each line says who closed them)",
     find,
 };

@@ -1,8 +1,9 @@
 //! `stall`: requests were in flight and none succeeded for a while.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "stall",
+    id: Id::Stall,
     title: "no request succeeded for a while though requests were in flight: the target froze",
     find,
 };

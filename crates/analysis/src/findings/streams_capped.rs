@@ -4,12 +4,11 @@
 //! flight than connections × streams wait in the client, whatever the
 //! service could take; more connections remove the wait.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, StrategySpec};
 
-pub(crate) const ID: &str = "streams-capped";
-
 pub(crate) const CHECK: Check = Check {
-    id: ID,
+    id: Id::StreamsCapped,
     title: "the server's stream limit per connection held requests back in the client",
     find,
 };

@@ -6,12 +6,11 @@
 //! itself. Every figure of such a run mixes failures of the protocol with
 //! the service's: no strategy is recommended.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
-pub(crate) const ID: &str = "transaction-pooler";
-
 pub(crate) const CHECK: Check = Check {
-    id: ID,
+    id: Id::TransactionPooler,
     title: "prepared statements fail: a transaction-pooling proxy sits in between; \
             use --query-mode extended or simple",
     find,
@@ -66,5 +65,8 @@ fn example(c: &CellResult) -> Option<String> {
 
 /// Whether the run's pitfalls name a transaction-pooling proxy.
 pub(crate) fn found(result: &poolbench_model::RunResult) -> bool {
-    result.pitfalls.iter().any(|p| p.id == ID)
+    result
+        .pitfalls
+        .iter()
+        .any(|p| p.id == Id::TransactionPooler)
 }

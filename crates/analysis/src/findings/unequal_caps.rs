@@ -1,11 +1,12 @@
 //! `unequal-caps`: different kinds of strategy compared at one concurrency
 //! with different effective connection caps compare caps, not strategies.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 use std::collections::BTreeMap;
 
 pub(crate) const CHECK: Check = Check {
-    id: "unequal-caps",
+    id: Id::UnequalCaps,
     title: "strategies compared with different connection caps: the ranking compares caps, not strategies",
     find,
 };

@@ -2,6 +2,8 @@
 //! figures it rests on.
 use super::capacity::capacity_points;
 use super::search::close_enough;
+use crate::findings::pool_bound;
+use poolbench_model::findings::Id;
 use poolbench_model::{Capacity, Inference, Pitfall, TunePhase, TunePoint};
 
 fn ms(us: f64) -> String {
@@ -103,9 +105,9 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) ->
     }
     out.extend(pool_bound(points, cap));
     out.extend(streams(points));
-    for f in findings.iter().filter(|f| f.id == "delayed-ack") {
+    for f in findings.iter().filter(|f| f.id == Id::DelayedAck) {
         out.push(say(
-            "delayed-ack",
+            Id::DelayedAck.as_str(),
             "the answer waits for our acknowledgement (the server's Nagle meets the client's delayed ACK): the latency is not the service's".to_string(),
             f.evidence.first().cloned().unwrap_or_default(),
         ));
@@ -152,14 +154,13 @@ fn pool_bound(points: &[TunePoint], cap: &Capacity) -> Option<Inference> {
         .filter(|p| p.phase == TunePhase::Pool && p.pool_size < p.in_flight && p.rate.is_none())
         .filter(|p| {
             let expected = p.pool_size as f64 / s;
-            p.checkout_wait_share >= 0.3
-                && (p.throughput_rps / expected - 1.0).abs() <= 0.15
+            pool_bound::shows(p.throughput_rps, expected, p.checkout_wait_share)
                 && p.throughput_rps < 0.95 * cap.max_rps
         })
         .collect();
     let p = bound.iter().max_by_key(|p| p.pool_size)?;
     Some(say(
-        "pool-bound",
+        Id::PoolBound.as_str(),
         format!("the pool was the bottleneck up to {} connections", p.pool_size),
         format!(
             "{} at c={}: {} req/s ≈ {} connections ÷ {} per request, {:.0}% of latency waiting for a connection",

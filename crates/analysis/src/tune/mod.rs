@@ -26,6 +26,7 @@ pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::settings;
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
+use poolbench_model::findings::Id;
 use poolbench_model::{
     FamilyAnswer, Slo, TuneComparison, TunePhase, TunePoint, TuneRecommendation, TuneResult,
 };
@@ -38,7 +39,7 @@ pub fn family_of(strategy: &str) -> &str {
 /// Whether the findings name a delayed ACK (the latency is not the
 /// service's).
 fn delayed_ack(result: &TuneResult) -> bool {
-    result.findings.iter().any(|f| f.id == "delayed-ack")
+    result.findings.iter().any(|f| f.id == Id::DelayedAck)
 }
 
 /// Read the points of `result` again: capacity, each family's answer, the

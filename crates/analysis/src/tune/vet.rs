@@ -4,6 +4,7 @@
 //! whose workers set the throughput is told so (the closed-loop ceiling).
 use super::capacity::capacity_points;
 use super::search::close_enough;
+use poolbench_model::findings::Id;
 use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.
@@ -94,7 +95,7 @@ pub fn ceiling(result: &TuneResult, p: &TunePoint) -> Option<Inference> {
         n => format!("{n} connections carry it"),
     };
     Some(Inference {
-        id: "closed-loop-ceiling".into(),
+        id: Id::ClosedLoopCeiling.to_string(),
         text: format!(
             "your {c} workers wait {} each: {:.0} req/s whatever the pool; {carries}",
             secs(s),

@@ -4,6 +4,7 @@
 //! test needs, the rest kept consistent (Little's law, counts, server
 //! counters) so that a fresh cell trips no finding at all.
 use poolbench_analysis::pitfalls;
+use poolbench_model::findings::Id;
 use poolbench_model::{
     Arrival, CellResult, DbPoolCounters, Errors, LoadModel, MetricsSnapshot, Pitfall, RunResult,
     Sample, ServerCounters, Slo, Stall, StrategySpec, Summary, Timeline,
@@ -42,8 +43,14 @@ pub fn run_with_slo(slo: &str, cells: Vec<CellResult>) -> RunResult {
     r
 }
 
+/// The finding named `name`; a name no finding has fails the test.
+pub fn known(name: &str) -> Id {
+    name.parse().expect("a finding's id")
+}
+
 /// The pitfall `id` in `result`'s pitfalls, found afresh.
 pub fn pitfall(result: &RunResult, id: &str) -> Option<Pitfall> {
+    let id = known(id);
     pitfalls(result).into_iter().find(|p| p.id == id)
 }
 
@@ -54,7 +61,10 @@ pub fn evidence(result: &RunResult, id: &str) -> Vec<String> {
 
 /// The ids of every pitfall `result` shows.
 pub fn ids(result: &RunResult) -> Vec<String> {
-    pitfalls(result).into_iter().map(|p| p.id).collect()
+    pitfalls(result)
+        .into_iter()
+        .map(|p| p.id.to_string())
+        .collect()
 }
 
 /// A summary whose mean is `mean` and p99 `p99` (µs), the other

@@ -1,6 +1,7 @@
 //! A step's `expect` lines checked against its result: each gives a
 //! verdict line, failed or met.
 use super::file::Expect;
+use poolbench_model::findings::Id;
 use poolbench_model::RunResult;
 
 /// One checked expectation.
@@ -15,7 +16,7 @@ fn verdict(met: bool, line: String) -> Verdict {
 
 pub(crate) fn check(e: &Expect, r: &RunResult) -> Vec<Verdict> {
     let mut out = Vec::new();
-    let named = |id: &str| r.pitfalls.iter().any(|p| p.id == id);
+    let named = |id: &Id| r.pitfalls.iter().any(|p| &p.id == id);
     for id in &e.pitfall {
         out.push(verdict(named(id), format!("pitfall {id} named")));
     }
@@ -46,7 +47,7 @@ pub(crate) fn check(e: &Expect, r: &RunResult) -> Vec<Verdict> {
         ));
     }
     if let Some(want) = e.stall {
-        let got = r.cells.iter().any(|c| !c.stalls.is_empty()) || named("stall");
+        let got = r.cells.iter().any(|c| !c.stalls.is_empty()) || named(&Id::Stall);
         out.push(verdict(
             got == want,
             format!("stall: {want} (measured: {got})"),

@@ -3,7 +3,8 @@
 //! expected to show. Keys are those of `poolbench serve` and `poolbench
 //! run`, spelled with underscores; an unknown key is an error with its
 //! line and column.
-use serde::Deserialize;
+use poolbench_model::findings::Id;
+use serde::{Deserialize, Deserializer};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -173,11 +174,11 @@ pub(crate) struct RampStage {
 #[serde(deny_unknown_fields)]
 pub(crate) struct Expect {
     /// Pitfalls the report must name.
-    #[serde(default)]
-    pub(crate) pitfall: Vec<String>,
+    #[serde(default, deserialize_with = "known_ids")]
+    pub(crate) pitfall: Vec<Id>,
     /// Pitfalls it must not name.
-    #[serde(default)]
-    pub(crate) no_pitfall: Vec<String>,
+    #[serde(default, deserialize_with = "known_ids")]
+    pub(crate) no_pitfall: Vec<Id>,
     /// The strategy with the most throughput (or tied with it) at the
     /// step's highest concurrency.
     pub(crate) best: Option<String>,
@@ -190,6 +191,15 @@ pub(crate) struct Expect {
     /// Every cell's throughput within this share (0.1 = 10%) of one value:
     /// the strategies measured nothing but the load's concurrency.
     pub(crate) same_throughput: Option<f64>,
+}
+
+/// Pitfall ids as an expectation names them: only those this version
+/// finds, so a misspelt one is an error rather than an expectation met.
+fn known_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Id>, D::Error> {
+    Vec::<String>::deserialize(d)?
+        .iter()
+        .map(|s| s.parse().map_err(serde::de::Error::custom))
+        .collect()
 }
 
 /// Parse a scenario; errors name the line and column.

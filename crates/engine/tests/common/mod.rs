@@ -85,11 +85,12 @@ pub fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
 
 /// The ids of the pitfalls a run reports.
 pub fn pitfall_ids(result: &RunResult) -> Vec<String> {
-    result.pitfalls.iter().map(|p| p.id.clone()).collect()
+    result.pitfalls.iter().map(|p| p.id.to_string()).collect()
 }
 
 /// Assert `id` is reported by `with` and not by `without`.
 pub fn flagged_only_in(id: &str, with: &RunResult, without: &RunResult) {
+    let known: poolbench_model::findings::Id = id.parse().expect("a finding's id");
     let yes = pitfall_ids(with);
     let no = pitfall_ids(without);
     assert!(yes.iter().any(|p| p == id), "{id} not reported: {yes:?}");
@@ -98,7 +99,7 @@ pub fn flagged_only_in(id: &str, with: &RunResult, without: &RunResult) {
         "{id} reported where it does not apply: {:?}",
         without.pitfalls
     );
-    let p = with.pitfalls.iter().find(|p| p.id == id).unwrap();
+    let p = with.pitfalls.iter().find(|p| p.id == known).unwrap();
     assert!(!p.evidence.is_empty(), "{id} without evidence");
 }
 

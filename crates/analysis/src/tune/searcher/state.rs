@@ -2,8 +2,10 @@
 //! runs one point (the engine, in the binary; a simulated service, in the
 //! tests) and a [`Clock`], both handed in, so the whole loop runs in
 //! milliseconds against simulated services.
+use crate::findings::{generator_hiccups, generator_saturated};
 use crate::tune::capacity::{capacity, stall_threshold};
 use crate::tune::point::{point_of, relative_ci};
+use poolbench_model::findings::Id;
 use poolbench_model::{
     CellResult, Pitfall, Slo, StrategySpec, TuneLoad, TunePhase, TunePoint, TuneResult,
 };
@@ -90,13 +92,13 @@ pub struct Setup {
 /// Findings every search makes on purpose (a pool below the load, one run
 /// per point) and that say nothing about the service; the pool search's
 /// own `pool-bound` is an inference of tune's (inferences.rs).
-const EXPECTED: [&str; 6] = [
-    "few-samples",
-    "pool-bound",
-    "pool-queueing",
-    "target-saturated",
-    "closed-loop-ceiling",
-    "unequal-caps",
+const EXPECTED: [Id; 6] = [
+    Id::FewSamples,
+    Id::PoolBound,
+    Id::PoolQueueing,
+    Id::TargetSaturated,
+    Id::ClosedLoopCeiling,
+    Id::UnequalCaps,
 ];
 
 /// The search in progress.
@@ -272,7 +274,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         for f in ran
             .findings
             .into_iter()
-            .filter(|f| !EXPECTED.contains(&f.id.as_str()))
+            .filter(|f| !EXPECTED.contains(&f.id))
         {
             keep_finding(&mut self.result.findings, f);
         }
@@ -281,18 +283,22 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
 }
 
 /// The generator's own limit, if this point reached it: all the cores
-/// busy with poolbench, or poolbench's own stalls (20 ms or more) half the p99.
+/// busy with poolbench, or poolbench's own stalls long next to the p99.
 pub(crate) fn generator_limit(p: &TunePoint) -> Option<String> {
-    if p.generator_cpu.is_some_and(|c| c >= 0.9) {
+    if p.generator_cpu
+        .is_some_and(|c| generator_saturated::saturated(c, None))
+    {
         return Some(format!(
-            "poolbench used {:.0}% of the cores (generator-saturated)",
-            100.0 * p.generator_cpu.unwrap_or(0.0)
+            "poolbench used {:.0}% of the cores ({})",
+            100.0 * p.generator_cpu.unwrap_or(0.0),
+            Id::GeneratorSaturated
         ));
     }
-    (p.hiccup_p99_us >= 20_000.0 && p.hiccup_p99_us >= 0.5 * p.p99_us).then(|| {
+    generator_hiccups::limits(p.hiccup_p99_us, p.p99_us).then(|| {
         format!(
-            "poolbench itself stalled {:.1} ms (p99 of its hiccups; generator-hiccups)",
-            p.hiccup_p99_us / 1000.0
+            "poolbench itself stalled {:.1} ms (p99 of its hiccups; {})",
+            p.hiccup_p99_us / 1000.0,
+            Id::GeneratorHiccups
         )
     })
 }

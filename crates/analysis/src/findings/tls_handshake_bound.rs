@@ -2,10 +2,11 @@
 //! handshake) took a large share of the time requests spent, from the
 //! cell's own figures; what a pool or session resumption would save.
 use super::check::{ms, Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
 pub(crate) const CHECK: Check = Check {
-    id: "tls-handshake-bound",
+    id: Id::TlsHandshakeBound,
     title: "TLS handshakes took a large share of request latency",
     find,
 };

@@ -3,11 +3,10 @@
 //! The service time is the server's own (its counters) where it has them,
 //! else the run's fastest mean request time: any target.
 use super::check::{ms, Check, Evidence, Run};
-
-pub(crate) const ID: &str = "closed-loop-ceiling";
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: ID,
+    id: Id::ClosedLoopCeiling,
     title: "throughput is at c ÷ server time: it measures the load's concurrency, not the strategy",
     find,
 };

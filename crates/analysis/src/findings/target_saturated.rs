@@ -3,10 +3,11 @@
 //! queueing in the client's own pool: the knee, and the plateau after it.
 use super::check::{ms, Check, Evidence, Run};
 use crate::usl::by_strategy;
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
 pub(crate) const CHECK: Check = Check {
-    id: "target-saturated",
+    id: Id::TargetSaturated,
     title:
         "the target saturated: past a concurrency, throughput stops growing and only latency grows",
     find,

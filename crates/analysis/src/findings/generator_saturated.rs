@@ -1,33 +1,47 @@
-//! The CPU while the cell ran: `generator-saturated` (poolbench itself may
-//! be the bottleneck) and `machine-busy` (others were, poolbench a
-//! bystander).
+//! `generator-saturated`: the CPU was saturated while the cell ran and
+//! poolbench was a cause, so the load generator may be measuring itself.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 use poolbench_model::CellResult;
 
-pub(crate) const GENERATOR_SATURATED: Check = Check {
-    id: "generator-saturated",
+pub(crate) const CHECK: Check = Check {
+    id: Id::GeneratorSaturated,
     title: "the CPU was saturated while poolbench ran: the load generator may be measuring itself",
-    find: generator_saturated,
-};
-
-pub(crate) const MACHINE_BUSY: Check = Check {
-    id: "machine-busy",
-    title: "other processes kept the CPU saturated while poolbench ran: the figures are disturbed",
-    find: machine_busy,
+    find,
 };
 
 /// Share of the cores poolbench must use, on a saturated machine, to count
 /// as a cause of the saturation rather than a bystander.
 const GENERATOR_SHARE: f64 = 0.25;
-/// Busy share of the machine that counts as saturated.
+/// Busy share of the machine (or of the cores poolbench used) that counts
+/// as saturated.
 const SATURATED: f64 = 0.9;
 
+/// Was the machine saturated? `machine`: its busy share of the cores.
+pub(crate) fn machine_saturated(machine: f64) -> bool {
+    machine >= SATURATED
+}
+
+/// Was poolbench a cause of the saturation, not a bystander? `own`: its
+/// share of the cores.
+pub(crate) fn generator_busy(own: f64) -> bool {
+    own >= GENERATOR_SHARE
+}
+
+/// Did the generator saturate the CPU? `own`: poolbench's share of the
+/// cores; `machine`: the whole machine's, when known. All the cores busy
+/// with poolbench, or a saturated machine with poolbench a cause.
+pub(crate) fn saturated(own: f64, machine: Option<f64>) -> bool {
+    own >= SATURATED || machine.is_some_and(|m| machine_saturated(m) && generator_busy(own))
+}
+
 /// poolbench's share of the cores and the machine's.
-fn shares(c: &CellResult) -> (f64, f64) {
+pub(crate) fn shares(c: &CellResult) -> (f64, f64) {
     (c.generator_cpu.unwrap_or(0.0), c.machine_cpu.unwrap_or(0.0))
 }
 
-fn busy(c: &CellResult) -> Evidence {
+/// The evidence line: both shares of cell `c`.
+pub(crate) fn busy(c: &CellResult) -> Evidence {
     let (own, machine) = shares(c);
     Evidence::cell(
         c,
@@ -39,15 +53,11 @@ fn busy(c: &CellResult) -> Evidence {
     )
 }
 
-fn saturated((own, machine): (f64, f64)) -> bool {
-    own >= SATURATED || (machine >= SATURATED && own >= GENERATOR_SHARE)
-}
-
-fn generator_saturated(run: &Run) -> Vec<Evidence> {
+fn find(run: &Run) -> Vec<Evidence> {
     let mut found = Vec::new();
     for c in run.cells() {
         if c.shards.is_empty() {
-            if saturated(shares(c)) {
+            if saturated(c.generator_cpu.unwrap_or(0.0), c.machine_cpu) {
                 found.push(busy(c));
             }
             continue;
@@ -55,7 +65,7 @@ fn generator_saturated(run: &Run) -> Vec<Evidence> {
         // Merged shards: each ran on its own machine; name the one.
         for p in &c.shards {
             let (own, machine) = (p.generator_cpu.unwrap_or(0.0), p.machine_cpu.unwrap_or(0.0));
-            if saturated((own, machine)) {
+            if saturated(own, p.machine_cpu) {
                 found.push(Evidence::cell(
                     c,
                     format!(
@@ -70,15 +80,4 @@ fn generator_saturated(run: &Run) -> Vec<Evidence> {
         }
     }
     found
-}
-
-fn machine_busy(run: &Run) -> Vec<Evidence> {
-    run.cells()
-        .filter(|c| c.shards.is_empty())
-        .filter(|c| {
-            let (own, machine) = shares(c);
-            own < GENERATOR_SHARE && machine >= SATURATED
-        })
-        .map(busy)
-        .collect()
 }

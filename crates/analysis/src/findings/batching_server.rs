@@ -1,9 +1,10 @@
 //! `batching-server`: the pipelining probe (`--pipeline`) found a server
 //! that answers pipelined requests in one write.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "batching-server",
+    id: Id::BatchingServer,
     title: "the server answers pipelined requests in one write: pipelined throughput says nothing about a real API",
     find,
 };

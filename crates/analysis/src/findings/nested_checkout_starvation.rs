@@ -2,9 +2,10 @@
 //! --db`), handlers holding one database connection wait for a second from
 //! the same pool, read from the server's counters.
 use super::check::{Check, Evidence, Run};
+use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
-    id: "nested-checkout-starvation",
+    id: Id::NestedCheckoutStarvation,
     title: "nested-checkout starvation in the service: handlers holding one database connection wait for a second from the same pool, so the pool deadlocks until the checkout timeout",
     find,
 };

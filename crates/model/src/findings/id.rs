@@ -1,0 +1,235 @@
+//! The findings' ids: one variant each, written as the kebab-case names
+//! results have always carried, and the order a report ranks them in.
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+/// A finding's stable id. In JSON, its kebab-case name (`pool-bound`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Id {
+    BatchingServer,
+    ClosedLoopCeiling,
+    DelayedAck,
+    Errors,
+    FewSamples,
+    GeneratorHiccups,
+    GeneratorSaturated,
+    MachineBusy,
+    NestedCheckout,
+    NestedCheckoutStarvation,
+    NotAchieved,
+    Outage,
+    PoolBeyondClient,
+    PoolBound,
+    PoolQueueing,
+    Reconnects,
+    Stall,
+    StreamsCapped,
+    TargetSaturated,
+    TlsHandshakeBound,
+    TransactionPooler,
+    UnequalCaps,
+    /// An id this version does not know, read from a result another
+    /// version wrote: kept as written, ranked with the details.
+    Other(String),
+}
+
+impl Id {
+    /// Every id this version finds, in the order of their names.
+    pub const ALL: [Id; 22] = [
+        Id::BatchingServer,
+        Id::ClosedLoopCeiling,
+        Id::DelayedAck,
+        Id::Errors,
+        Id::FewSamples,
+        Id::GeneratorHiccups,
+        Id::GeneratorSaturated,
+        Id::MachineBusy,
+        Id::NestedCheckout,
+        Id::NestedCheckoutStarvation,
+        Id::NotAchieved,
+        Id::Outage,
+        Id::PoolBeyondClient,
+        Id::PoolBound,
+        Id::PoolQueueing,
+        Id::Reconnects,
+        Id::Stall,
+        Id::StreamsCapped,
+        Id::TargetSaturated,
+        Id::TlsHandshakeBound,
+        Id::TransactionPooler,
+        Id::UnequalCaps,
+    ];
+
+    /// The kebab-case name, as results and scenario files spell it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Id::BatchingServer => "batching-server",
+            Id::ClosedLoopCeiling => "closed-loop-ceiling",
+            Id::DelayedAck => "delayed-ack",
+            Id::Errors => "errors",
+            Id::FewSamples => "few-samples",
+            Id::GeneratorHiccups => "generator-hiccups",
+            Id::GeneratorSaturated => "generator-saturated",
+            Id::MachineBusy => "machine-busy",
+            Id::NestedCheckout => "nested-checkout",
+            Id::NestedCheckoutStarvation => "nested-checkout-starvation",
+            Id::NotAchieved => "not-achieved",
+            Id::Outage => "outage",
+            Id::PoolBeyondClient => "pool-beyond-client",
+            Id::PoolBound => "pool-bound",
+            Id::PoolQueueing => "pool-queueing",
+            Id::Reconnects => "reconnects",
+            Id::Stall => "stall",
+            Id::StreamsCapped => "streams-capped",
+            Id::TargetSaturated => "target-saturated",
+            Id::TlsHandshakeBound => "tls-handshake-bound",
+            Id::TransactionPooler => "transaction-pooler",
+            Id::UnequalCaps => "unequal-caps",
+            Id::Other(name) => name,
+        }
+    }
+
+    /// The id of `name`: a known one, or [`Id::Other`].
+    pub fn named(name: &str) -> Id {
+        name.parse().unwrap_or_else(|_| Id::Other(name.to_string()))
+    }
+
+    /// How much the finding changes the decision, 0 first: those that say
+    /// the target or the pool broke, then those that void the comparison,
+    /// then those about the measurement itself. `None`: a detail, listed
+    /// after the rest.
+    pub fn rank(&self) -> Option<usize> {
+        Some(match self {
+            Id::Errors => 0,
+            Id::Outage => 1,
+            Id::Stall => 2,
+            Id::NestedCheckoutStarvation => 3,
+            Id::NestedCheckout => 4,
+            Id::ClosedLoopCeiling => 5,
+            Id::PoolBound => 6,
+            Id::DelayedAck => 7,
+            Id::UnequalCaps => 8,
+            Id::NotAchieved => 9,
+            Id::TargetSaturated => 10,
+            Id::GeneratorSaturated => 11,
+            Id::MachineBusy => 12,
+            Id::StreamsCapped => 13,
+            Id::PoolQueueing => 14,
+            Id::TlsHandshakeBound => 15,
+            Id::Reconnects => 16,
+            Id::BatchingServer
+            | Id::FewSamples
+            | Id::GeneratorHiccups
+            | Id::PoolBeyondClient
+            | Id::TransactionPooler
+            | Id::Other(_) => return None,
+        })
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is no finding's id.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown finding `{0}` (one of: {list})", list = known_list())]
+pub struct UnknownId(pub String);
+
+fn known_list() -> String {
+    Id::ALL
+        .iter()
+        .map(Id::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Only the ids this version knows: a scenario's expectation or a
+/// command line naming another is a mistake to report, not to keep.
+impl FromStr for Id {
+    type Err = UnknownId;
+
+    fn from_str(s: &str) -> Result<Id, UnknownId> {
+        Id::ALL
+            .iter()
+            .find(|id| id.as_str() == s)
+            .cloned()
+            .ok_or_else(|| UnknownId(s.to_string()))
+    }
+}
+
+impl Serialize for Id {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Any string: a result another version wrote may name findings this one
+/// does not know, and `report` and `compare` still read it.
+impl<'de> Deserialize<'de> for Id {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(Id::named(&name))
+    }
+}
+
+/// The names this version writes.
+impl JsonSchema for Id {
+    fn schema_name() -> Cow<'static, str> {
+        "FindingId".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = Id::ALL.iter().map(Id::as_str).collect();
+        json_schema!({
+            "description": "A finding's stable id.",
+            "type": "string",
+            "enum": names,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Id;
+
+    #[test]
+    fn names_are_kebab_case_sorted_and_read_back() {
+        let names: Vec<&str> = Id::ALL.iter().map(Id::as_str).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        for id in &Id::ALL {
+            let name = id.as_str();
+            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            assert_eq!(name.parse::<Id>().as_ref(), Ok(id));
+            let json = serde_json::to_string(id).unwrap();
+            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(&serde_json::from_str::<Id>(&json).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_is_kept_when_read_and_refused_when_parsed() {
+        let other: Id = serde_json::from_str("\"pool-too-small\"").unwrap();
+        assert_eq!(other, Id::Other("pool-too-small".into()));
+        assert_eq!(serde_json::to_string(&other).unwrap(), "\"pool-too-small\"");
+        assert_eq!(other.rank(), None);
+        let err = "pool-too-small".parse::<Id>().unwrap_err().to_string();
+        assert!(err.starts_with("unknown finding `pool-too-small` (one of: batching-server,"));
+        assert!(!err.contains('\n'));
+    }
+
+    #[test]
+    fn ranks_are_distinct() {
+        let mut ranks: Vec<usize> = Id::ALL.iter().filter_map(Id::rank).collect();
+        let n = ranks.len();
+        ranks.sort_unstable();
+        ranks.dedup();
+        assert_eq!(ranks.len(), n);
+        assert_eq!(Id::Errors.rank(), Some(0));
+    }
+}
