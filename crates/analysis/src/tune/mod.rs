@@ -144,9 +144,11 @@ fn paired_pick<'a>(
         .collect();
     let pick = pool_search::confirmed_pick(compared, &failed)
         .ok_or("the confirmation rejected every size it measured")?;
-    let point = mine()
-        .filter(|p| p.phase == TunePhase::Confirm && p.pool_size == pick.pool_size)
-        .last()
+    let point = points
+        .iter()
+        .rev()
+        .filter(|p| family_of(&p.strategy) == family)
+        .find(|p| p.phase == TunePhase::Confirm && p.pool_size == pick.pool_size)
         .ok_or("the pick has no confirmation point")?;
     Ok((point, Vec::new()))
 }
