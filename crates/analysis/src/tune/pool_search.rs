@@ -40,14 +40,19 @@ pub struct PoolBounds {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Verdict {
     pub pool_size: usize,
-    /// Mean of the rounds' ratios (size ÷ reference).
+    /// The rounds' ratios (size ÷ reference) averaged geometrically: a
+    /// ratio of two noisy runs is skewed upwards, its logarithm is not.
     pub ratio: f64,
-    /// Half-width of the ratio's 95% interval (0 with one round).
+    /// Half-width of the log ratio's 95% interval (0 with one round).
     pub ci95: f64,
     pub rounds: usize,
-    /// Within 5% of the reference, and every run of it met the bounds.
+    /// No run broke the bounds, the ratio is at least [`FLOOR`], and
+    /// within 5% of the reference or not shown to be below that.
     pub good: bool,
 }
+
+/// Below this ratio a size is never good, however wide its interval.
+pub const FLOOR: f64 = 0.9;
 
 /// The verdicts of one family's comparisons (`failed`: sizes with a run
 /// that broke the bounds), one per size, in order of size.
@@ -63,13 +68,15 @@ pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdic
                 .filter(|c| c.pool_size == n)
                 .flat_map(|c| c.ratios.iter().copied())
                 .collect();
-            let (ratio, ci95) = mean_ci(&ratios);
+            let (log, ci95) = log_mean_ci(&ratios);
+            let ratio = log.exp();
+            let within = (log + ci95).exp() >= WITHIN_BEST;
             Verdict {
                 pool_size: n,
                 ratio,
                 ci95,
                 rounds: ratios.len(),
-                good: ratio >= WITHIN_BEST && !failed.contains(&n),
+                good: ratio >= FLOOR && within && !failed.contains(&n),
             }
         })
         .collect()
@@ -78,22 +85,24 @@ pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdic
 /// A comparison needs another round: too few yet, or its interval
 /// straddles the line and rounds are left.
 pub fn needs_round(ratios: &[f64], most: usize) -> bool {
-    let (mean, ci) = mean_ci(ratios);
-    ratios.len() < FIRST_ROUNDS
-        || (ratios.len() < most && (mean - WITHIN_BEST).abs() < ci.max(0.02))
+    let (log, ci) = log_mean_ci(ratios);
+    let straddles = (log - WITHIN_BEST.ln()).abs() < ci.max(0.02) && log.exp() >= FLOOR;
+    ratios.len() < FIRST_ROUNDS || (ratios.len() < most && straddles)
 }
 
-/// Mean and 95% half-width (normal approximation; 0 with one value).
-fn mean_ci(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    if xs.is_empty() {
-        return (0.0, 0.0);
+/// Mean of the logarithms and its 95% half-width (normal approximation;
+/// 0 with one value). A round that got nothing counts as 1%.
+fn log_mean_ci(xs: &[f64]) -> (f64, f64) {
+    let logs: Vec<f64> = xs.iter().map(|x| x.max(0.01).ln()).collect();
+    let n = logs.len() as f64;
+    if logs.is_empty() {
+        return (f64::NEG_INFINITY, 0.0);
     }
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
+    let mean = logs.iter().sum::<f64>() / n;
+    if logs.len() < 2 {
         return (mean, 0.0);
     }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     (mean, 1.96 * (var / n).sqrt())
 }
 
