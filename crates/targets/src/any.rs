@@ -231,15 +231,16 @@ impl Target for AnyTarget {
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.send(c).await,
-            // The HTTP/2 and PostgreSQL exchanges are larger futures than
-            // HTTP/1.1's (0.9 and 1.2 KB against 0.3 KB): boxed, so every
-            // worker's task is not sized for them (at c=10,000, 9 MB).
-            (AnyTarget::Http2(t), AnyConn::Http2(c)) => Box::pin(t.send(c)).await,
+            // h2c and PostgreSQL box only their large, rare exchanges (the
+            // h2 crate's client, tokio-postgres clients) themselves: the
+            // lean client's and the sessions' are small, and boxing them
+            // cost an allocation per request.
+            (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.send(c).await,
             // HTTP/1.1-or-2 over TLS and the tonic call are large futures:
             // boxed, as for connect.
             (AnyTarget::Https(t), AnyConn::Https(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => Box::pin(t.send(c)).await,
-            (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => Box::pin(t.send(c)).await,
+            (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.send(c).await,
             // mysql_async's exchange is a large future: boxed, as above.
             (AnyTarget::Mysql(t), AnyConn::Mysql(c)) => Box::pin(t.send(c)).await,
             (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.send(c).await,
@@ -279,5 +280,29 @@ impl Target for AnyTarget {
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.first_byte(c),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::http2::Http2Target;
+    use crate::postgres::PgTarget;
+    use crate::Target;
+    use std::future::Future;
+
+    /// The size of the future `f` returns, without calling it.
+    fn returned_size<A, B, F: Future>(_: impl FnOnce(A, B) -> F) -> usize {
+        std::mem::size_of::<F>()
+    }
+
+    /// The exchanges sent without a box stay small: every worker's task is
+    /// sized for them (at c=10,000, each 100 bytes is 1 MB).
+    #[test]
+    fn unboxed_exchanges_are_small_futures() {
+        let h2 = returned_size(<Http2Target as Target>::send);
+        let pg = returned_size(<PgTarget as Target>::send);
+        eprintln!("h2c send {h2} bytes, PostgreSQL send {pg} bytes");
+        assert!(h2 <= 512, "h2c: {h2} bytes");
+        assert!(pg <= 512, "PostgreSQL: {pg} bytes");
     }
 }

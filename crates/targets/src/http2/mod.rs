@@ -162,7 +162,10 @@ impl Target for Http2Target {
                     .crate_request
                     .as_deref()
                     .expect("the h2 crate's client");
-                c.request(Self::crate_request(r)?).await
+                // The h2 crate's exchange is a large future: boxed, so the
+                // lean client's (sent without an allocation) sizes the
+                // caller's.
+                Box::pin(c.request(Self::crate_request(r)?)).await
             }
         }
     }

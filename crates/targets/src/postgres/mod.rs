@@ -125,7 +125,9 @@ impl Target for PgTarget {
 
     async fn send(&self, conn: &mut PgConnection) -> Result<Reply, RequestError> {
         match conn {
-            PgConnection::Pipelined(c) => self.pipelined.send(c).await,
+            // tokio-postgres's exchange is a large future: boxed, so the
+            // sessions' (sent without an allocation) size the caller's.
+            PgConnection::Pipelined(c) => Box::pin(self.pipelined.send(c)).await,
             PgConnection::Wire(w) => {
                 let parse = self.parse.as_deref();
                 match &self.request {
