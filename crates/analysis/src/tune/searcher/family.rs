@@ -47,41 +47,27 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 guesses: self.guesses(family, in_flight, upper),
             };
             let (judged, _) = self.judged(family, upper);
-            let pick = match next_pool(&judged, &bounds) {
-                PoolStep::Done(n) => n,
+            let (size, phase) = match next_pool(&judged, &bounds) {
+                PoolStep::Done(n) => (n, TunePhase::Confirm),
                 // Out of time for searching: confirm the best known so far.
                 PoolStep::Compare(_) if self.left(1.0) < self.compare_cost(2) + self.reserve() => {
-                    judged
-                        .iter()
-                        .filter(|v| v.good)
-                        .map(|v| v.pool_size)
-                        .min()
-                        .unwrap_or(upper)
+                    let best = judged.iter().filter(|v| v.good).map(|v| v.pool_size).min();
+                    (best.unwrap_or(upper), TunePhase::Confirm)
                 }
-                PoolStep::Compare(n) => {
-                    if let Some(why) = self.compare(family, spec, n, upper, TunePhase::Pool)? {
-                        // The reference broke the bounds (the cliff lies
-                        // below where it was narrowed to): a lower one.
-                        match self
-                            .lower_reference(upper)
-                            .filter(|_| lowered < MOST_LOWERED)
-                        {
-                            Some(u) => (upper, lowered) = (u, lowered + 1),
-                            None => return self.no_answer(family, why),
-                        }
-                    }
-                    continue;
-                }
+                PoolStep::Compare(n) => (n, TunePhase::Pool),
             };
-            let pick = if rejected >= MOST_REJECTED {
+            let confirming = phase == TunePhase::Confirm;
+            let size = if confirming && rejected >= MOST_REJECTED {
                 upper
             } else {
-                pick
+                size
             };
-            if self.stopped() {
+            if confirming && self.stopped() {
                 return self.out_of_time(family);
             }
-            if let Some(why) = self.compare(family, spec, pick, upper, TunePhase::Confirm)? {
+            if let Some(why) = self.compare(family, spec, size, upper, phase)? {
+                // The reference broke the bounds (the cliff lies below
+                // where it was narrowed to): a lower one.
                 match self
                     .lower_reference(upper)
                     .filter(|_| lowered < MOST_LOWERED)
@@ -91,9 +77,12 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 }
                 continue;
             }
+            if !confirming {
+                continue;
+            }
             let (_, failed) = self.judged(family, upper);
             let mine = self.comparisons_of(family, upper);
-            if confirmed_pick(&mine, &failed).is_some() || pick == upper {
+            if confirmed_pick(&mine, &failed).is_some() || size == upper {
                 return Ok(());
             }
             rejected += 1;
