@@ -215,6 +215,16 @@ fn a_pick_counts_once_confirmed_and_over_all_its_rounds() {
     ];
     let refs: Vec<&TuneComparison> = noisy.iter().collect();
     assert!(verdicts(&refs, &[])[0].good);
+    // A service that slows with more in flight (FastAPI at its defaults):
+    // smaller sizes beat the reference 3×, and are judged against the best.
+    let retro = [
+        compared(TunePhase::Pool, 1, 15, 3.1, 2),
+        compared(TunePhase::Pool, 2, 15, 3.7, 2),
+        compared(TunePhase::Pool, 3, 15, 3.6, 2),
+    ];
+    let refs: Vec<&TuneComparison> = retro.iter().collect();
+    let good: Vec<bool> = verdicts(&refs, &[]).iter().map(|v| v.good).collect();
+    assert_eq!(good, [false, true, true]);
     // Near the line a comparison gets more rounds; far from it, two do.
     assert!(needs_round(&[0.96, 0.93], 4));
     assert!(!needs_round(&[0.6, 0.62], 4));

@@ -46,8 +46,9 @@ pub struct Verdict {
     /// Half-width of the log ratio's 95% interval (0 with one round).
     pub ci95: f64,
     pub rounds: usize,
-    /// No run broke the bounds, the ratio is at least [`FLOOR`], and
-    /// within 5% of the reference or not shown to be below that.
+    /// No run broke the bounds, the ratio is at least [`FLOOR`] of the best
+    /// (the reference, or a size that beat it), and within 5% of it or not
+    /// shown to be below that.
     pub good: bool,
 }
 
@@ -60,7 +61,7 @@ pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdic
     let mut sizes: Vec<usize> = comparisons.iter().map(|c| c.pool_size).collect();
     sizes.sort_unstable();
     sizes.dedup();
-    sizes
+    let logs: Vec<(usize, usize, (f64, f64))> = sizes
         .into_iter()
         .map(|n| {
             let ratios: Vec<f64> = comparisons
@@ -68,15 +69,27 @@ pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdic
                 .filter(|c| c.pool_size == n)
                 .flat_map(|c| c.ratios.iter().copied())
                 .collect();
-            let (log, ci95) = log_mean_ci(&ratios);
-            let ratio = log.exp();
-            let within = (log + ci95).exp() >= WITHIN_BEST;
+            (n, ratios.len(), log_mean_ci(&ratios))
+        })
+        .collect();
+    // The best measured: the reference, or a size whose whole interval lies
+    // above it (a service that slows with more in flight); each size is
+    // judged against that. Only the interval's low end counts, or the
+    // noisiest size would set the line.
+    let best = logs
+        .iter()
+        .filter(|(n, _, _)| !failed.contains(n))
+        .map(|(_, _, (log, ci))| log - ci)
+        .fold(0.0, f64::max);
+    logs.into_iter()
+        .map(|(n, rounds, (log, ci95))| {
+            let within = log + ci95 - best >= WITHIN_BEST.ln();
             Verdict {
                 pool_size: n,
-                ratio,
+                ratio: log.exp(),
                 ci95,
-                rounds: ratios.len(),
-                good: ratio >= FLOOR && within && !failed.contains(&n),
+                rounds,
+                good: log - best >= FLOOR.ln() && within && !failed.contains(&n),
             }
         })
         .collect()
