@@ -14,6 +14,11 @@ pub(crate) const CHECK: Check = Check {
 /// Share of the ceiling at which a cell counts as at it.
 const NEAR: f64 = 0.9;
 
+/// Whether a throughput is at a closed loop's ceiling (c ÷ service time).
+pub(crate) fn at_ceiling(throughput_rps: f64, ceiling_rps: f64) -> bool {
+    throughput_rps >= NEAR * ceiling_rps
+}
+
 fn find(run: &Run) -> Vec<Evidence> {
     if !run.closed {
         return Vec::new();
@@ -30,7 +35,7 @@ fn find(run: &Run) -> Vec<Evidence> {
             continue;
         };
         let ceiling = c.concurrency as f64 / (service / 1e6);
-        if c.throughput_rps >= NEAR * ceiling {
+        if at_ceiling(c.throughput_rps, ceiling) {
             out.push(Evidence::cell(
                 c,
                 format!(

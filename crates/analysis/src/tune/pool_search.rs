@@ -53,7 +53,7 @@ pub struct Verdict {
 }
 
 /// Below this ratio a size is never good, however wide its interval.
-pub const FLOOR: f64 = 0.9;
+pub const FLOOR: f64 = 0.93;
 
 /// The verdicts of one family's comparisons (`failed`: sizes with a run
 /// that broke the bounds), one per size, in order of size.

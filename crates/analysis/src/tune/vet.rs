@@ -4,13 +4,12 @@
 //! whose workers set the throughput is told so (the closed-loop ceiling).
 use super::capacity::capacity_points;
 use super::search::close_enough;
+use crate::findings::closed_loop_ceiling::at_ceiling;
 use poolbench_model::findings::Id;
 use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.
 const HALF: f64 = 0.5;
-/// Share of workers ÷ service time a pick reaching the ceiling gets.
-const CEILING_SHARE: f64 = 0.85;
 
 /// Whether `p` may be recommended; `Err`: why not.
 pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
@@ -87,7 +86,7 @@ pub fn ceiling(result: &TuneResult, p: &TunePoint) -> Option<Inference> {
     };
     let s = result.capacity.service_time_us? / 1e6;
     let x = c as f64 / s;
-    if p.throughput_rps < CEILING_SHARE * x {
+    if !at_ceiling(p.throughput_rps, x) {
         return None;
     }
     let carries = match p.pool_size {
