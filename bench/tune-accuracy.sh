@@ -23,7 +23,7 @@
 #             or more: the 16th checkout blocks its event loop 30 s, each
 #             request queued above 15 another 30 s, and SIGTERM waits for
 #             the loop, so it is stopped with SIGKILL               c=50
-#   grpc-slow bench/services/grpc_slow (Go, grpc-go; built with go build
+#   grpc-slow bench/services/grpc_greeter -delay 500ms (Go, grpc-go; built with go build
 #             into the temp dir, Go from the OS packages if missing):
 #             helloworld.Greeter/SayHello, what grpc:// calls by default,
 #             sleeping 500 ms; no stream limit, so the closed loop's
@@ -33,8 +33,8 @@
 #             a few connections already reach the best throughput (on 2
 #             cores the smallest pool within 5% of best was 3, so the
 #             bound asks for a pick <= 4)                               c=32
-#   grpc-streams bench/services/grpc_streams (Go, grpc-go, built as
-#             grpc-slow): helloworld.Greeter/SayHello waiting 2 ms, at
+#   grpc-streams bench/services/grpc_greeter -delay 2ms -max-streams 10
+#             (built as grpc-slow): helloworld.Greeter/SayHello waiting 2 ms, at
 #             most 10 streams per connection (grpc.MaxConcurrentStreams,
 #             SETTINGS_MAX_CONCURRENT_STREAMS 10): 100 calls in flight
 #             need 10 connections (a pick <= 12 meets the size bound
@@ -159,7 +159,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Wait for FILE to have a line `KIND ADDR` (poolbench serve, limited_http.py
-# and fastapi_sqlalchemy.py print `http ADDR` once listening, grpc_slow
+# and fastapi_sqlalchemy.py print `http ADDR` once listening, grpc_greeter
 # `grpc ADDR`); sets $addr.
 wait_addr_line() {
     local kind=$1 file=$2
@@ -271,11 +271,12 @@ start_fastapi() {
     about="fastapi_sqlalchemy.py ($("$py" -c 'import fastapi, sqlalchemy, psycopg2, uvicorn; print(f"FastAPI {fastapi.__version__}, SQLAlchemy {sqlalchemy.__version__}, psycopg2 {psycopg2.__version__.split()[0]}, uvicorn {uvicorn.__version__}")'), pool 5+10, pool_timeout 30 s; PostgreSQL $(pgbench --version 2>/dev/null | awk '{print $3}'), sslmode=disable)"
 }
 
-# Build the Go server bench/services/DIR into $tmp/NAME and start it with
-# ARGS...; sets $url and $grpc_ver (grpc-go's version, from its go.mod).
+# Build the Go server bench/services/grpc_greeter into $tmp/NAME and start
+# it with ARGS...; sets $url and $grpc_ver (grpc-go's version, from its
+# go.mod).
 start_go_grpc() {
-    local dir=$1 name=$2
-    shift 2
+    local dir=grpc_greeter name=$1
+    shift
     command -v go >/dev/null || {
         echo "  installing the Go toolchain from the OS packages" >&2
         apt_install golang-go || return 1
@@ -290,7 +291,7 @@ start_go_grpc() {
 }
 
 start_grpc_slow() {
-    start_go_grpc grpc_slow grpc-slow || return 1
+    start_go_grpc grpc-slow -delay 500ms -max-streams 0 || return 1
     c=100
     run_extra=()
     grid_sizes=1,2,4,8,16,32,64,100
@@ -299,17 +300,17 @@ start_grpc_slow() {
     cell_duration=${TA_DURATION:-3s}
     cell_warmup=${TA_WARMUP:-1s}
     cell_reps=${TA_REPS:-2}
-    about="grpc_slow (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello sleeping 500 ms"
+    about="grpc_greeter -delay 500ms (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello sleeping 500 ms"
 }
 
 start_grpc_streams() {
-    start_go_grpc grpc_streams grpc-streams -delay 2ms -max-streams 10 || return 1
+    start_go_grpc grpc-streams -delay 2ms -max-streams 10 || return 1
     c=100
     run_extra=()
     grid_sizes=1,2,3,4,5,6,7,8,9,10,11,12,14,16,20,25,32,40,50,64,80,100
     grid_strategy=round-robin
     one_is_shared=1
-    about="grpc_streams (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello waiting 2 ms, MaxConcurrentStreams 10"
+    about="grpc_greeter -delay 2ms -max-streams 10 (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello waiting 2 ms, MaxConcurrentStreams 10"
 }
 
 # Stop the server and start it again (fresh_per_size services only).

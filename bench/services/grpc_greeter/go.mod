@@ -1,4 +1,4 @@
-module poolbench.bench/grpc_streams
+module poolbench.bench/grpc_greeter
 
 go 1.26.0
 
