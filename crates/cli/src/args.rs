@@ -54,6 +54,16 @@ pub(crate) enum Command {
     /// to copy and edit), or run one (built in, or a .toml file) with its
     /// expectations checked (exit 1 when one fails).
     Scenario(ScenarioArgs),
+    /// Run a plan written by `tune --replicas` (one client process of the
+    /// fleet it proves) and print its result as JSON.
+    #[command(hide = true)]
+    Replica(ReplicaArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ReplicaArgs {
+    /// The plan, as JSON (with its shard and start time).
+    pub(crate) plan: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@
 
 mod args;
 mod compare_cmd;
+mod fleet_run;
 mod http_probe;
 mod limits;
 mod metrics_args;
@@ -11,6 +12,7 @@ mod metrics_listen;
 mod output;
 mod parse;
 mod progress;
+mod replica_cmd;
 mod request_args;
 mod run_cmd;
 mod saved;
@@ -20,6 +22,7 @@ mod serve_metrics;
 mod signals;
 mod tune_args;
 mod tune_cmd;
+mod tune_fleet;
 mod tune_search;
 
 use clap::Parser;
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         args::Command::Merge(a) => merge(a),
         args::Command::Scenario(a) => scenario::scenario(a),
         args::Command::Tune(a) => tune_cmd::tune(*a),
+        args::Command::Replica(a) => replica_cmd::replica(&a.plan),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),

@@ -85,6 +85,13 @@ pub(crate) struct TuneArgs {
     #[arg(short, long)]
     pub(crate) quiet: bool,
 
+    /// The client runs as this many replicas (processes, pods), each with
+    /// its own pool: the answer is the pool per replica, proved by running
+    /// that many processes at once (at most 8 here) against one process
+    /// with the whole pool.
+    #[arg(long, value_name = "N", value_parser = parse::pool_size)]
+    pub(crate) replicas: Option<usize>,
+
     /// Built-in server only: response delay. [default: 1ms]
     #[arg(long, value_parser = parse::delay)]
     pub(crate) server_delay: Option<DelaySpec>,

@@ -62,17 +62,18 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         setup.families.clone(),
     );
     let measure = EngineMeasure {
-        base,
+        base: base.clone(),
         quiet: a.quiet,
         live: crate::metrics_listen::LiveOnly(watch.live.clone()),
         reached: false,
     };
     let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
+    poolbench_analysis::tune::conclude(&mut result, &target.scheme);
+    result.fleet_check = crate::tune_fleet::after(&result, &base, a.replicas, a.quiet);
     if let Some(s) = server {
         result.target = format!("built-in server at http://{}/", s.addr());
         s.shutdown();
     }
-    poolbench_analysis::tune::conclude(&mut result, &target.scheme);
     for path in &a.output {
         write(path, &render(format_of(path)?, &result))?;
     }

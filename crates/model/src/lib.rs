@@ -6,9 +6,11 @@
 //! annotates them, the reports render them.
 #![forbid(unsafe_code)]
 
+mod adaptive;
 pub mod conninfo;
 pub mod duration;
 pub mod findings;
+mod fleet_check;
 mod histogram;
 mod label;
 mod latency_interval;
@@ -37,7 +39,9 @@ mod tls_facts;
 mod tune;
 mod validate;
 
+pub use adaptive::AdaptiveBounds;
 pub use findings::{Pitfall, Recommendation, UslFit};
+pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;

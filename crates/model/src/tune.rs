@@ -47,6 +47,14 @@ pub struct TuneResult {
     pub comparisons: Vec<TuneComparison>,
     /// Pitfalls seen in the points (the same ids as `run`'s).
     pub findings: Vec<Pitfall>,
+    /// Bounds for an adaptive concurrency limiter (the knee to start
+    /// from, the cliff as its ceiling), for those who run one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<crate::AdaptiveBounds>,
+    /// `--replicas`: the pool per replica run as that many client
+    /// processes at once, against one process with the whole pool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet_check: Option<crate::FleetCheck>,
     /// Why the search ended before it was complete, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
@@ -81,6 +89,8 @@ impl TuneResult {
             points: Vec::new(),
             comparisons: Vec::new(),
             findings: Vec::new(),
+            adaptive: None,
+            fleet_check: None,
             stopped_early: None,
             elapsed_s: 0.0,
         }

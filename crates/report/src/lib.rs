@@ -19,6 +19,7 @@ mod spectrum;
 mod summary;
 mod table;
 mod timeline_chart;
+mod tune_fleet;
 mod tune_html;
 mod tune_text;
 mod tune_views;

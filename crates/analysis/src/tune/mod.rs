@@ -1,6 +1,7 @@
 //! `tune`'s decisions: where to measure next, and what the measured points
 //! mean (pure functions of the points), and the loop that asks for them
 //! (`searcher/`), behind a `Measure` the binary implements with the engine.
+mod adaptive;
 mod capacity;
 mod confirm;
 mod fit;
@@ -100,6 +101,7 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
     }
     result.families_found = answers;
     result.inferences = inferences(&result.capacity, &result.points, &result.findings);
+    result.adaptive = adaptive::adaptive(&result.capacity, &result.points);
     let best = winners
         .iter()
         .map(|(p, _)| p.throughput_rps)
