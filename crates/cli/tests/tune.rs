@@ -132,6 +132,14 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
         "{rec} {cap}"
     );
     assert!(cap["cliff_in_flight"].is_null(), "no cliff: {cap}");
+    // An adaptive limiter starts at the knee, its ceiling the most tried.
+    let adaptive = &r["adaptive"];
+    assert_eq!(adaptive["initial_limit"], cap["knee_in_flight"], "{adaptive}");
+    assert_eq!(
+        adaptive["max_limit"], cap["most_in_flight_tried"],
+        "{adaptive}"
+    );
+    assert!(num(&adaptive["no_load_latency_us"]) >= 20_000.0, "{adaptive}");
     // The contract: every field named, settings for the common clients.
     assert_eq!(r["load"], serde_json::json!({"concurrency": 100}));
     for key in [
@@ -170,6 +178,7 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
     );
     assert_eq!(dom.matches("<svg class=\"chart").count(), 2);
     assert!(dom.contains(">knee "), "the knee is marked");
+    assert!(dom.contains("id=\"adaptive\""), "the adaptive bounds");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
