@@ -103,6 +103,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 bin=${POOLBENCH:-target/release/poolbench}
+[ -f "$bin" ] && [ -x "$bin" ] || { echo "tune-accuracy.sh: $bin is not an executable poolbench (build it: cargo build --release)" >&2; exit 2; }
 budget=${TA_BUDGET:-2m}
 all=(nginx workers freeze pg serve fastapi grpc-slow pg-cpu grpc-streams)
 runs=${RUNS:-1}
