@@ -3,7 +3,9 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod census_cmd;
 mod compare_cmd;
+mod fleet_args;
 mod http_probe;
 mod limits;
 mod metrics_args;
@@ -18,6 +20,7 @@ mod scenario;
 mod serve_cmd;
 mod serve_metrics;
 mod signals;
+mod survey_read;
 mod tune_args;
 mod tune_cmd;
 mod tune_search;
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
         args::Command::Merge(a) => merge(a),
         args::Command::Scenario(a) => scenario::scenario(a),
         args::Command::Tune(a) => tune_cmd::tune(*a),
+        args::Command::Census(a) => census_cmd::census(a),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),

@@ -59,6 +59,9 @@ pub(crate) struct TuneArgs {
     pub(crate) request: RequestArgs,
 
     #[command(flatten)]
+    pub(crate) fleet: crate::fleet_args::FleetArgs,
+
+    #[command(flatten)]
     pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
     /// Per-request timeout, after checkout.

@@ -6,9 +6,11 @@
 //! annotates them, the reports render them.
 #![forbid(unsafe_code)]
 
+mod census;
 pub mod conninfo;
 pub mod duration;
 pub mod findings;
+mod fleet;
 mod histogram;
 mod label;
 mod latency_interval;
@@ -37,6 +39,8 @@ mod tls_facts;
 mod tune;
 mod validate;
 
+pub use census::{seconds_since, Census, CensusGroup, SeenConnection, Survey};
+pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use findings::{Pitfall, Recommendation, UslFit};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use label::cell_label;

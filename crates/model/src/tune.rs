@@ -47,6 +47,9 @@ pub struct TuneResult {
     pub comparisons: Vec<TuneComparison>,
     /// Pitfalls seen in the points (the same ids as `run`'s).
     pub findings: Vec<Pitfall>,
+    /// The pool per replica for `--replicas` (`null` without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<crate::fleet::Fleet>,
     /// Why the search ended before it was complete, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
@@ -81,6 +84,7 @@ impl TuneResult {
             points: Vec::new(),
             comparisons: Vec::new(),
             findings: Vec::new(),
+            fleet: None,
             stopped_early: None,
             elapsed_s: 0.0,
         }

@@ -41,6 +41,7 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         esc(&tune_answer(r))
     );
     answer_sections(&mut h, r);
+    h.push_str(&crate::fleet::fleet_html(r));
     let levels = capacity_points(&r.points);
     if !levels.is_empty() {
         h.push_str("<h2>The service's capacity</h2><div class=\"charts\">");

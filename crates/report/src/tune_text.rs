@@ -118,6 +118,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
         }
         t.push('\n');
     }
+    t.push_str(&crate::fleet::fleet_text(r));
     capacity_section(&mut t, r);
     points_section(&mut t, r);
     comparisons_section(&mut t, r);

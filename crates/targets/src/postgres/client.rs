@@ -174,6 +174,27 @@ impl PostgresTarget {
         &self.params
     }
 
+    /// The same server, logging in to database `db` (PgBouncer's admin
+    /// console is the database `pgbouncer`).
+    pub(crate) fn with_dbname(&self, db: &str) -> PostgresTarget {
+        let mut config = (*self.config).clone();
+        config.dbname(db);
+        PostgresTarget {
+            config: Arc::new(config),
+            ..self.clone()
+        }
+    }
+
+    /// The database logged in to, and the TCP port dialed (`None`: a
+    /// Unix socket).
+    pub(crate) fn database_and_port(&self) -> (String, Option<u16>) {
+        let db = self.config.get_dbname().unwrap_or_default().to_string();
+        match &self.opener.endpoint {
+            Endpoint::Tcp(addr) => (db, Some(addr.port())),
+            Endpoint::Unix(_) => (db, None),
+        }
+    }
+
     /// Open a bare client (no statement prepared).
     pub async fn client(&self) -> Result<Client, RequestError> {
         let connect = async {

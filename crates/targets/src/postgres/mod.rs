@@ -3,8 +3,10 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
+pub(crate) mod limits;
 pub(crate) mod modes;
 mod params;
+mod pgbouncer;
 pub(crate) mod settings;
 mod stream;
 pub(crate) mod wire;
