@@ -8,6 +8,7 @@ mod support;
 mod analyze;
 mod baseline;
 mod delayed_ack;
+mod fleet;
 mod failure_findings;
 mod generator_findings;
 mod load_findings;

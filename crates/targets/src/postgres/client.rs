@@ -174,11 +174,15 @@ impl PostgresTarget {
         &self.params
     }
 
-    /// The same server, logging in to database `db` (PgBouncer's admin
-    /// console is the database `pgbouncer`).
-    pub(crate) fn with_dbname(&self, db: &str) -> PostgresTarget {
+    /// The same server for a survey (`survey.rs`): its sessions named
+    /// `application`, logging in to database `db` where given
+    /// (PgBouncer's admin console is the database `pgbouncer`).
+    pub(crate) fn for_survey(&self, application: &str, db: Option<&str>) -> PostgresTarget {
         let mut config = (*self.config).clone();
-        config.dbname(db);
+        config.application_name(application);
+        if let Some(db) = db {
+            config.dbname(db);
+        }
         PostgresTarget {
             config: Arc::new(config),
             ..self.clone()

@@ -10,13 +10,18 @@ use crate::RequestError;
 use poolbench_model::{SeenConnection, ServerLimit, Survey};
 use tokio_postgres::{Client, SimpleQueryMessage, SimpleQueryRow};
 
+/// The `application_name` of the survey's own sessions, left out of
+/// what it lists.
+pub(crate) const SURVEY_APPLICATION: &str = "poolbench-survey";
+
 /// The server's limit and connections, as far as it lets this login see.
 pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
     let (db, port) = t.pipelined.database_and_port();
     if db == "pgbouncer" {
-        return super::pgbouncer::survey(&t.pipelined, None).await;
+        let admin = t.pipelined.for_survey(SURVEY_APPLICATION, None);
+        return super::pgbouncer::survey(&admin, None).await;
     }
-    let client = t.pipelined.client().await?;
+    let client = t.pipelined.for_survey(SURVEY_APPLICATION, None).client().await?;
     let settings = rows(
         &client,
         "SELECT current_setting('max_connections'), current_setting('superuser_reserved_connections'), \
@@ -33,7 +38,7 @@ pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
     if let (Some(dialed), Some(server)) = (port, server_port) {
         if dialed as u64 != server {
             // A pooler between: its own limits are the ones a client meets.
-            let admin = t.pipelined.with_dbname("pgbouncer");
+            let admin = t.pipelined.for_survey(SURVEY_APPLICATION, Some("pgbouncer"));
             if let Ok(mut s) = super::pgbouncer::survey(&admin, Some(&db)).await {
                 s.notes.push(format!(
                     "PgBouncer at port {dialed} in front of PostgreSQL at port {server}: the pooler's limits apply"

@@ -4,7 +4,7 @@
 //! `max_db_connections`), `SHOW DATABASES` (the pool of the database
 //! used), `SHOW CLIENTS` and `SHOW SERVERS`.
 use super::client::PostgresTarget;
-use super::limits::rows;
+use super::limits::{rows, SURVEY_APPLICATION};
 use poolbench_model::{seconds_since, SeenConnection, ServerLimit, Survey};
 use std::collections::HashMap;
 use tokio_postgres::{Client, SimpleQueryRow};
@@ -81,15 +81,19 @@ fn field(r: &SimpleQueryRow, name: &str) -> Option<String> {
 
 /// `SHOW CLIENTS` or `SHOW SERVERS` as connections on `side`.
 async fn listed(client: &Client, sql: &str, side: &str) -> Result<Vec<SeenConnection>, String> {
-    let mut own = side == "client";
-    Ok(rows(client, sql)
-        .await?
+    // The survey's own sessions are among the clients listed: named
+    // where this PgBouncer shows application names, else the console's.
+    let all = rows(client, sql).await?;
+    let named = all.iter().any(|r| field(r, "application_name").is_some());
+    let mut console = side == "client" && !named;
+    Ok(all
         .iter()
         .filter(|r| {
-            // This console's own connection is one of the clients listed.
-            let console = field(r, "database").as_deref() == Some("pgbouncer");
-            let skip = own && console;
-            own &= !skip;
+            if field(r, "application_name").as_deref() == Some(SURVEY_APPLICATION) {
+                return false;
+            }
+            let skip = console && field(r, "database").as_deref() == Some("pgbouncer");
+            console &= !skip;
             !skip
         })
         .map(|r| {
