@@ -41,7 +41,7 @@ pub(crate) enum Command {
     /// connection limit. No load.
     ///
     /// Exit codes: 0 read; 2 bad input or a server that cannot be reached.
-    Census(crate::census_cmd::CensusArgs),
+    Census(crate::census_args::CensusArgs),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
     Serve(Box<ServeArgs>),
     /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in

@@ -1,9 +1,7 @@
 //! `tune --replicas N|MIN..MAX --surge PCT`: the fleet the pool is for.
 use crate::Failure;
 use clap::Args;
-use poolbench_model::{Fleet, Replicas, TargetOptions};
-use poolbench_targets::TargetSpec;
-use std::time::Duration;
+use poolbench_model::{Fleet, Plan, Replicas};
 
 /// A rolling update's surge when none is given: a Kubernetes
 /// Deployment's default `maxSurge`.
@@ -48,16 +46,12 @@ fn parse_replicas(s: &str) -> Result<(u32, u32), String> {
 
 /// The fleet to size (its server's limit read now, before any load), or
 /// `None` without `--replicas`.
-pub(crate) fn fleet(
-    a: &FleetArgs,
-    spec: &TargetSpec,
-    options: &TargetOptions,
-    connect_timeout: Duration,
-) -> Result<Option<Fleet>, Failure> {
+pub(crate) fn fleet(a: &FleetArgs, base: &Plan) -> Result<Option<Fleet>, Failure> {
     let Some((min, max)) = a.replicas else {
         return Ok(None);
     };
-    let survey = crate::survey_read::read(spec, options, connect_timeout)?;
+    let survey =
+        crate::survey_read::read(&base.target, &base.target_options, base.connect_timeout)?;
     Ok(Some(Fleet {
         replicas: Replicas {
             min,

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod census_args;
 mod census_cmd;
 mod compare_cmd;
 mod fleet_args;

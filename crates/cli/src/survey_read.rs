@@ -18,9 +18,8 @@ pub(crate) fn read(
     ) {
         return Ok(None);
     }
-    let unreachable = |why: String| {
-        Failure::input(format!("cannot reach {}: {why}", spec.redacted()))
-    };
+    let unreachable =
+        |why: String| Failure::input(format!("cannot reach {}: {why}", spec.redacted()));
     let addr = poolbench_targets::resolve(spec).map_err(|e| unreachable(e.to_string()))?;
     let target = AnyTarget::open(spec, addr, options, connect_timeout)
         .map_err(|e| Failure::input(e.to_string()))?;

@@ -33,7 +33,6 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     let load = client_load(&a)?;
     let base = base_plan(&a, target.clone());
     base.validate().map_err(Failure::input)?;
-    let fleet = crate::fleet_args::fleet(&a.fleet, &target, &base.target_options, a.connect_timeout)?;
     let fd_limit = crate::limits::raise();
     let most = most_in_flight(&a, load, fd_limit, embedded);
     if let TuneLoad::Concurrency(c) = load {
@@ -55,13 +54,14 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let skeleton = TuneResult::begin(
+    let mut skeleton = TuneResult::begin(
         base.target.redacted(),
         setup.load,
         setup.slo.clone(),
         setup.budget.as_secs_f64(),
         setup.families.clone(),
     );
+    skeleton.fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
     let measure = EngineMeasure {
         base,
         quiet: a.quiet,
@@ -73,7 +73,6 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         result.target = format!("built-in server at http://{}/", s.addr());
         s.shutdown();
     }
-    result.fleet = fleet;
     poolbench_analysis::tune::conclude(&mut result, &target.scheme);
     for path in &a.output {
         write(path, &render(format_of(path)?, &result))?;

@@ -36,12 +36,20 @@ fn group_count(c: &Value, app: &str) -> u64 {
 }
 
 fn has_finding(c: &Value, id: &str) -> bool {
-    c["findings"].as_array().unwrap().iter().any(|f| f["id"] == id)
+    c["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["id"] == id)
 }
 
 /// `n` PostgreSQL sessions named `app`, held open until the runtime is
 /// dropped.
-fn pg_sessions(url: &str, app: &str, n: usize) -> (tokio::runtime::Runtime, Vec<tokio_postgres::Client>) {
+fn pg_sessions(
+    url: &str,
+    app: &str,
+    n: usize,
+) -> (tokio::runtime::Runtime, Vec<tokio_postgres::Client>) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -85,7 +93,10 @@ fn postgres_limit_groups_and_findings() {
     // 20 − 3 reserved − 3 held = 14.
     let left = limit["connections"].as_u64().unwrap();
     assert!((13..=15).contains(&left), "{limit}");
-    assert!(limit["source"].as_str().unwrap().contains("max_connections 20"));
+    assert!(limit["source"]
+        .as_str()
+        .unwrap()
+        .contains("max_connections 20"));
     assert_eq!(group_count(&c, "census-test"), 3, "{}", c["groups"]);
     assert_eq!(c["held"], 3);
     assert!(!has_finding(&c, "over-budget") && !has_finding(&c, "idle-hoard"));
@@ -110,7 +121,10 @@ fn text_names_the_limit_and_the_groups() {
         .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("max_connections 20 − 3 reserved − 2 held by others = 15"), "{text}");
+    assert!(
+        text.contains("max_connections 20 − 3 reserved − 2 held by others = 15"),
+        "{text}"
+    );
     assert!(text.contains("census-text"), "{text}");
 }
 
@@ -119,11 +133,18 @@ fn redis_conn(url: &str, name: &str) -> std::net::TcpStream {
     let addr = url.trim_start_matches("redis://").trim_end_matches('/');
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-    let cmd = format!("*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n${}\r\n{name}\r\n", name.len());
+    let cmd = format!(
+        "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n${}\r\n{name}\r\n",
+        name.len()
+    );
     s.write_all(cmd.as_bytes()).unwrap();
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).unwrap();
-    assert!(buf[..n].starts_with(b"+OK"), "{}", String::from_utf8_lossy(&buf[..n]));
+    assert!(
+        buf[..n].starts_with(b"+OK"),
+        "{}",
+        String::from_utf8_lossy(&buf[..n])
+    );
     s
 }
 
@@ -137,7 +158,9 @@ fn redis_maxclients_and_client_list() {
     let mut buf = [0u8; 64];
     let n = admin.read(&mut buf).unwrap();
     assert!(buf[..n].starts_with(b"+OK"));
-    let held: Vec<_> = (0..3).map(|_| redis_conn(&redis.url, "census-test")).collect();
+    let held: Vec<_> = (0..3)
+        .map(|_| redis_conn(&redis.url, "census-test"))
+        .collect();
     let c = census(&redis.url, &[]);
     let limit = &c["limit"];
     assert_eq!(limit["max_connections"], 50, "{limit}");
@@ -169,16 +192,35 @@ fn mariadb_max_connections_and_processlist() {
     let status = Command::new("mariadb")
         .arg("-S")
         .arg(&sock)
-        .args(["-uroot", "-e", "SET GLOBAL max_connections = 30; GRANT PROCESS ON *.* TO 'poolbench'@'%'"])
+        .args([
+            "-uroot",
+            "-e",
+            "SET GLOBAL max_connections = 30; GRANT PROCESS ON *.* TO 'poolbench'@'%'",
+        ])
         .status()
         .expect("mariadb runs");
     assert!(status.success());
-    let port = db.url.rsplit(':').next().unwrap().split('/').next().unwrap().to_string();
+    let port = db
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
     let sleepers = Sleepers(
         (0..3)
             .map(|_| {
                 Command::new("mariadb")
-                    .args(["-h", "127.0.0.1", "-P", &port, "-upoolbench", "-ppoolbench-secret"])
+                    .args([
+                        "-h",
+                        "127.0.0.1",
+                        "-P",
+                        &port,
+                        "-upoolbench",
+                        "-ppoolbench-secret",
+                    ])
                     .args(["-e", "SELECT SLEEP(30)"])
                     .arg("--database=poolbench")
                     .stdout(Stdio::null())

@@ -38,13 +38,26 @@ fn replicas(fleet: &Value) -> Vec<u64> {
 fn four_replicas_of_a_service_serving_24_get_about_6_each() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let r = tune(&[
-        "-c", "48", "--server-max-inflight", "24", "--server-delay", "10ms",
-        "--replicas", "4", "--surge", "0", "--budget", "40s",
+        "-c",
+        "48",
+        "--server-max-inflight",
+        "24",
+        "--server-delay",
+        "10ms",
+        "--replicas",
+        "4",
+        "--surge",
+        "0",
+        "--budget",
+        "40s",
     ]);
     let fleet = &r["fleet"];
     let pool = fleet["pool_per_replica"].as_u64().unwrap();
     assert!((5..=7).contains(&pool), "{fleet}");
-    assert!(fleet["server_limit"].is_null(), "HTTP has no server limit: {fleet}");
+    assert!(
+        fleet["server_limit"].is_null(),
+        "HTTP has no server limit: {fleet}"
+    );
     assert!(pool * 4 <= fleet["budget"].as_u64().unwrap(), "{fleet}");
     assert_eq!(replicas(fleet), [4]);
     // The single-process pick (about 24) in four replicas would not fit.
@@ -68,8 +81,19 @@ fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
     pg.stop();
     pg.restart();
     let r = tune(&[
-        &pg.url, "--query", "SELECT pg_sleep(0.01)", "-c", "16", "--max-pool", "16",
-        "--replicas", "2..4", "--surge", "50", "--budget", "30s",
+        &pg.url,
+        "--query",
+        "SELECT pg_sleep(0.01)",
+        "-c",
+        "16",
+        "--max-pool",
+        "16",
+        "--replicas",
+        "2..4",
+        "--surge",
+        "50",
+        "--budget",
+        "30s",
     ]);
     let fleet = &r["fleet"];
     let limit = &fleet["server_limit"];

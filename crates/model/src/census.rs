@@ -63,7 +63,10 @@ pub struct Census {
 /// Seconds from `timestamp` (UTC, `2024-05-01 10:00:00` with or without
 /// ` UTC`, as PgBouncer writes it) to now; `None` when it is not one.
 pub fn seconds_since(timestamp: &str) -> Option<f64> {
-    let t = timestamp.trim().trim_end_matches(" UTC").trim_end_matches('Z');
+    let t = timestamp
+        .trim()
+        .trim_end_matches(" UTC")
+        .trim_end_matches('Z');
     let t = t.split('.').next()?;
     let at = humantime::parse_rfc3339_weak(t).ok()?;
     let age = std::time::SystemTime::now().duration_since(at).ok()?;

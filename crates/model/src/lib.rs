@@ -40,8 +40,8 @@ mod tune;
 mod validate;
 
 pub use census::{seconds_since, Census, CensusGroup, SeenConnection, Survey};
-pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use findings::{Pitfall, Recommendation, UslFit};
+pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;

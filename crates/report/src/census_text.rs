@@ -23,11 +23,7 @@ pub fn render_census_text(c: &Census) -> String {
     let _ = writeln!(
         t,
         "{} holds {} client connection(s), {} idle longer than {:.0} s{left}: {}.",
-        c.limit.server,
-        c.held,
-        c.idle_long,
-        c.idle_after_s,
-        c.limit.source
+        c.limit.server, c.held, c.idle_long, c.idle_after_s, c.limit.source
     );
     for why in &c.limit.refused {
         let _ = writeln!(t, "The server refused: {why}");

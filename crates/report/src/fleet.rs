@@ -14,7 +14,10 @@ pub fn fleet_sentence(f: &Fleet) -> String {
     };
     let worst = r.worst_case();
     let surge = match worst > r.max {
-        true => format!(", up to {worst} during a rolling update ({}% surge)", r.surge_pct),
+        true => format!(
+            ", up to {worst} during a rolling update ({}% surge)",
+            r.surge_pct
+        ),
         false => String::new(),
     };
     match (f.pool_per_replica, f.budget) {
@@ -61,7 +64,11 @@ pub fn fleet_text(r: &TuneResult) -> String {
             dash(row.fits_per_replica),
             dash(row.total),
             if row.within_budget { "yes" } else { "NO" },
-            if row.surge { "  (rolling update's surge)" } else { "" }
+            if row.surge {
+                "  (rolling update's surge)"
+            } else {
+                ""
+            }
         );
     }
     t.push('\n');

@@ -31,7 +31,9 @@ pub fn budget(capacity: &Capacity, limit: Option<&ServerLimit>) -> (Option<u64>,
 fn service_budget(c: &Capacity) -> Option<(u64, String)> {
     let below_cliff = c.cliff_in_flight.map(|x| x.saturating_sub(1).max(1) as u64);
     match (c.knee_in_flight.map(|k| k as u64), below_cliff) {
-        (Some(k), Some(b)) if b < k => Some((b, format!("the service fails from {} in flight", b + 1))),
+        (Some(k), Some(b)) if b < k => {
+            Some((b, format!("the service fails from {} in flight", b + 1)))
+        }
         (Some(k), _) => Some((
             k,
             format!("the service's knee: {k} in flight reach 95% of its peak"),
@@ -128,7 +130,9 @@ pub fn conclude(result: &mut TuneResult) {
             cells: Vec::new(),
             evidence,
         });
-        result.findings.sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+        result
+            .findings
+            .sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
     }
     result.fleet = Some(fleet);
 }

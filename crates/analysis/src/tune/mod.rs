@@ -14,10 +14,10 @@ mod settings;
 mod verdict;
 mod vet;
 
+pub use crate::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
 pub use fit::{fit_curve, isotonic, knee_of};
-pub use crate::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use fleet::{per_replica, plan as plan_fleet, row_counts};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};

@@ -80,7 +80,11 @@ async fn processlist(conn: &mut Conn) -> Result<Vec<SeenConnection>, mysql_async
     Ok(rows
         .into_iter()
         .map(|r| {
-            let text = |i: usize| r.get_opt::<String, _>(i).and_then(Result::ok).unwrap_or_default();
+            let text = |i: usize| {
+                r.get_opt::<String, _>(i)
+                    .and_then(Result::ok)
+                    .unwrap_or_default()
+            };
             let host = text(0);
             let command = text(3);
             SeenConnection {

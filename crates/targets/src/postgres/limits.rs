@@ -4,15 +4,11 @@
 //! backends others hold (`pg_stat_activity`). A server reached through
 //! PgBouncer (its port is not the one dialed) is read at the pooler's
 //! admin console instead (`pgbouncer.rs`).
-use super::client::classify;
+use super::survey_query::{rows, SURVEY_APPLICATION};
 use super::PgTarget;
 use crate::RequestError;
 use poolbench_model::{SeenConnection, ServerLimit, Survey};
-use tokio_postgres::{Client, SimpleQueryMessage, SimpleQueryRow};
-
-/// The `application_name` of the survey's own sessions, left out of
-/// what it lists.
-pub(crate) const SURVEY_APPLICATION: &str = "poolbench-survey";
+use tokio_postgres::Client;
 
 /// The server's limit and connections, as far as it lets this login see.
 pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
@@ -21,7 +17,11 @@ pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
         let admin = t.pipelined.for_survey(SURVEY_APPLICATION, None);
         return super::pgbouncer::survey(&admin, None).await;
     }
-    let client = t.pipelined.for_survey(SURVEY_APPLICATION, None).client().await?;
+    let client = t
+        .pipelined
+        .for_survey(SURVEY_APPLICATION, None)
+        .client()
+        .await?;
     let settings = rows(
         &client,
         "SELECT current_setting('max_connections'), current_setting('superuser_reserved_connections'), \
@@ -33,12 +33,18 @@ pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
         Err(e) => return Ok(refused_all(e)),
     };
     let first = settings.first();
-    let num = |i: usize| first.and_then(|r| r.get(i)).and_then(|v| v.parse::<u64>().ok());
+    let num = |i: usize| {
+        first
+            .and_then(|r| r.get(i))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
     let server_port = num(3);
     if let (Some(dialed), Some(server)) = (port, server_port) {
         if dialed as u64 != server {
             // A pooler between: its own limits are the ones a client meets.
-            let admin = t.pipelined.for_survey(SURVEY_APPLICATION, Some("pgbouncer"));
+            let admin = t
+                .pipelined
+                .for_survey(SURVEY_APPLICATION, Some("pgbouncer"));
             if let Ok(mut s) = super::pgbouncer::survey(&admin, Some(&db)).await {
                 s.notes.push(format!(
                     "PgBouncer at port {dialed} in front of PostgreSQL at port {server}: the pooler's limits apply"
@@ -59,7 +65,11 @@ pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
             "{hidden} connections of other roles listed without their state or address (pg_read_all_stats shows them)"
         ));
     }
-    let held = survey.limit.refused.is_empty().then_some(survey.seen.len() as u64);
+    let held = survey
+        .limit
+        .refused
+        .is_empty()
+        .then_some(survey.seen.len() as u64);
     survey.limit = limit(max, num(1).unwrap_or(0), num(2), held, survey.limit.refused);
     Ok(survey)
 }
@@ -137,21 +147,6 @@ async fn activity(client: &Client) -> Result<Vec<SeenConnection>, String> {
                     .flatten(),
                 state,
             }
-        })
-        .collect())
-}
-
-/// The rows of `sql` (simple protocol); the server's refusal in words.
-pub(crate) async fn rows(client: &Client, sql: &str) -> Result<Vec<SimpleQueryRow>, String> {
-    let messages = client
-        .simple_query(sql)
-        .await
-        .map_err(|e| classify(&e).message)?;
-    Ok(messages
-        .into_iter()
-        .filter_map(|m| match m {
-            SimpleQueryMessage::Row(r) => Some(r),
-            _ => None,
         })
         .collect())
 }

@@ -9,6 +9,7 @@ mod params;
 mod pgbouncer;
 pub(crate) mod settings;
 mod stream;
+mod survey_query;
 pub(crate) mod wire;
 
 use crate::{Reply, RequestError, Target};

@@ -4,7 +4,7 @@
 //! `max_db_connections`), `SHOW DATABASES` (the pool of the database
 //! used), `SHOW CLIENTS` and `SHOW SERVERS`.
 use super::client::PostgresTarget;
-use super::limits::{rows, SURVEY_APPLICATION};
+use super::survey_query::{rows, SURVEY_APPLICATION};
 use poolbench_model::{seconds_since, SeenConnection, ServerLimit, Survey};
 use std::collections::HashMap;
 use tokio_postgres::{Client, SimpleQueryRow};
@@ -34,9 +34,13 @@ pub(crate) async fn survey(
     };
     let num = |k: &str| config.get(k).and_then(|v| v.parse::<u64>().ok());
     let max = num("max_client_conn");
-    let held = refused.is_empty().then(|| survey.seen.iter().filter(|c| c.side == "client").count() as u64);
+    let held = refused
+        .is_empty()
+        .then(|| survey.seen.iter().filter(|c| c.side == "client").count() as u64);
     let per_db = num("max_db_connections").filter(|&n| n > 0);
-    let serves = pool.or(num("default_pool_size")).map(|p| per_db.map_or(p, |d| p.min(d)));
+    let serves = pool
+        .or(num("default_pool_size"))
+        .map(|p| per_db.map_or(p, |d| p.min(d)));
     let connections = max.map(|m| m.saturating_sub(held.unwrap_or(0)));
     let mut source = match (max, held, connections) {
         (Some(m), Some(h), Some(n)) => format!(
@@ -107,7 +111,10 @@ async fn listed(client: &Client, sql: &str, side: &str) -> Result<Vec<SeenConnec
                 client: f("addr"),
                 user: f("user"),
                 application: f("application_name"),
-                state: match (state.as_str(), field(r, "link").unwrap_or_default().is_empty()) {
+                state: match (
+                    state.as_str(),
+                    field(r, "link").unwrap_or_default().is_empty(),
+                ) {
                     ("active", true) => "idle".into(),
                     _ => state,
                 },
