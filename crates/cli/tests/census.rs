@@ -274,3 +274,21 @@ fn a_server_that_is_down_or_not_a_database_is_refused_with_one_line() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn bad_replicas_and_a_surge_alone_are_refused_before_any_load() {
+    for args in [
+        &["-c", "4", "--surge", "10"][..],
+        &["-c", "4", "--replicas", "8..2"],
+        &["-c", "4", "--replicas", "0"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .arg("tune")
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}

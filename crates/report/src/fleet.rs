@@ -53,8 +53,8 @@ pub fn fleet_text(r: &TuneResult) -> String {
     }
     let _ = writeln!(
         t,
-        "  {:>8}  {:>16}  {:>11}  {}",
-        "replicas", "fits per replica", "connections", "within budget"
+        "  {:>8}  {:>16}  {:>11}  within budget",
+        "replicas", "fits per replica", "connections"
     );
     for row in &f.rows {
         let _ = writeln!(

@@ -39,22 +39,30 @@ pub(crate) async fn survey(t: &PgTarget) -> Result<Survey, RequestError> {
             .and_then(|v| v.parse::<u64>().ok())
     };
     let server_port = num(3);
+    let mut pooler = None;
     if let (Some(dialed), Some(server)) = (port, server_port) {
         if dialed as u64 != server {
             // A pooler between: its own limits are the ones a client meets.
             let admin = t
                 .pipelined
                 .for_survey(SURVEY_APPLICATION, Some("pgbouncer"));
-            if let Ok(mut s) = super::pgbouncer::survey(&admin, Some(&db)).await {
-                s.notes.push(format!(
-                    "PgBouncer at port {dialed} in front of PostgreSQL at port {server}: the pooler's limits apply"
-                ));
-                return Ok(s);
+            match super::pgbouncer::survey(&admin, Some(&db)).await {
+                Ok(mut s) => {
+                    s.notes.push(format!(
+                        "PgBouncer at port {dialed} in front of PostgreSQL at port {server}: the pooler's limits apply"
+                    ));
+                    return Ok(s);
+                }
+                Err(e) => pooler = Some(format!(
+                    "a pooler at port {dialed} in front of PostgreSQL at port {server} (its admin console: {}): PostgreSQL's own limits follow",
+                    e.message
+                )),
             }
         }
     }
     let max = num(0);
     let mut survey = Survey::default();
+    survey.notes.extend(pooler);
     match activity(&client).await {
         Ok(seen) => survey.seen = seen,
         Err(e) => survey.limit.refused.push(format!("pg_stat_activity: {e}")),
