@@ -71,6 +71,32 @@ fn four_replicas_of_a_service_serving_24_get_about_6_each() {
         .unwrap_or_else(|| panic!("no fleet-overcommit: {}", r["findings"]));
     let line = over["evidence"][0].as_str().unwrap();
     assert!(line.contains(&format!("set {pool} per replica")), "{line}");
+    // The text and the HTML read again from the saved result say the same.
+    let text = report(&r, "text");
+    assert!(text.contains("Fleet (--replicas):"), "{text}");
+    assert!(
+        text.contains(&format!("set pool size {pool} in each replica")),
+        "{text}"
+    );
+    assert!(report(&r, "html").contains("id=\"fleet-rows\""));
+}
+
+/// A result saved and rendered by `poolbench report --format FORMAT`.
+fn report(r: &Value, format: &str) -> String {
+    let saved = std::env::temp_dir().join(format!("poolbench-fleet-{}.json", std::process::id()));
+    std::fs::write(&saved, r.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", format])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&saved);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

@@ -34,6 +34,15 @@ pub fn fleet_sentence(f: &Fleet) -> String {
     }
 }
 
+/// Whether a row is within the budget: `unknown` without one.
+fn within(f: &Fleet, yes: bool) -> &'static str {
+    match (f.budget.is_some(), yes) {
+        (false, _) => "unknown",
+        (true, true) => "yes",
+        (true, false) => "no",
+    }
+}
+
 fn dash(v: Option<u64>) -> String {
     v.map_or("–".into(), |n| n.to_string())
 }
@@ -63,7 +72,7 @@ pub fn fleet_text(r: &TuneResult) -> String {
             row.replicas,
             dash(row.fits_per_replica),
             dash(row.total),
-            if row.within_budget { "yes" } else { "NO" },
+            within(f, row.within_budget),
             if row.surge {
                 "  (rolling update's surge)"
             } else {
@@ -96,7 +105,7 @@ pub fn fleet_html(r: &TuneResult) -> String {
             if row.surge { " (surge)" } else { "" },
             dash(row.fits_per_replica),
             dash(row.total),
-            if row.within_budget { "yes" } else { "no" }
+            within(f, row.within_budget)
         );
     }
     h.push_str("</table>\n");
