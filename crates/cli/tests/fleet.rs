@@ -43,13 +43,13 @@ fn four_replicas_of_a_service_serving_24_get_about_6_each() {
         "--server-max-inflight",
         "24",
         "--server-delay",
-        "10ms",
+        "20ms",
         "--replicas",
         "4",
         "--surge",
         "0",
         "--budget",
-        "40s",
+        "60s",
     ]);
     let fleet = &r["fleet"];
     let pool = fleet["pool_per_replica"].as_u64().unwrap();
