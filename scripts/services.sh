@@ -219,6 +219,7 @@ unix_socket_dir =
 pool_mode = $mode
 default_pool_size = 20
 max_client_conn = 5000
+admin_users = $PG_ROLE
 auth_type = scram-sha-256
 auth_file = $d/users.txt
 pidfile = $d/$mode.pid

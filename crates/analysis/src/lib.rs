@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+mod census;
 mod findings;
 mod merge;
 mod ramp_summary;
@@ -17,6 +18,7 @@ pub mod tune;
 mod usl;
 
 pub use analyze::analyze;
+pub use census::{census, idle_band};
 pub use findings::{outages, pitfalls, Check, Outage, CHECKS};
 pub use merge::merge;
 pub use ramp_summary::summarize as summarize_ramp;

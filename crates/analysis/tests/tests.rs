@@ -9,6 +9,7 @@ mod analyze;
 mod baseline;
 mod delayed_ack;
 mod failure_findings;
+mod fleet;
 mod generator_findings;
 mod load_findings;
 mod merge;

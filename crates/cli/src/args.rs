@@ -35,6 +35,13 @@ pub(crate) enum Command {
     /// report); 2 bad input or an unreachable target, before any load;
     /// 130/143 interrupted.
     Tune(Box<crate::tune_args::TuneArgs>),
+    /// The connections a database or pooler holds now (PostgreSQL,
+    /// MySQL/MariaDB, Redis, PgBouncer's admin console), grouped by client
+    /// address, user, application, state and idle age, against its
+    /// connection limit. No load.
+    ///
+    /// Exit codes: 0 read; 2 bad input or a server that cannot be reached.
+    Census(crate::census_args::CensusArgs),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
     Serve(Box<ServeArgs>),
     /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in

@@ -3,7 +3,10 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod census_args;
+mod census_cmd;
 mod compare_cmd;
+mod fleet_args;
 mod fleet_run;
 mod http_probe;
 mod limits;
@@ -20,6 +23,7 @@ mod scenario;
 mod serve_cmd;
 mod serve_metrics;
 mod signals;
+mod survey_read;
 mod tune_args;
 mod tune_cmd;
 mod tune_fleet;
@@ -134,6 +138,7 @@ fn main() -> ExitCode {
         args::Command::Scenario(a) => scenario::scenario(a),
         args::Command::Tune(a) => tune_cmd::tune(*a),
         args::Command::Replica(a) => replica_cmd::replica(&a.plan),
+        args::Command::Census(a) => census_cmd::census(a),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),

@@ -59,6 +59,9 @@ pub(crate) struct TuneArgs {
     pub(crate) request: RequestArgs,
 
     #[command(flatten)]
+    pub(crate) fleet: crate::fleet_args::FleetArgs,
+
+    #[command(flatten)]
     pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
     /// Per-request timeout, after checkout.
@@ -84,13 +87,6 @@ pub(crate) struct TuneArgs {
     /// No progress lines.
     #[arg(short, long)]
     pub(crate) quiet: bool,
-
-    /// The client runs as this many replicas (processes, pods), each with
-    /// its own pool: the answer is the pool per replica, proved by running
-    /// that many processes at once (at most 8 here) against one process
-    /// with the whole pool.
-    #[arg(long, value_name = "N", value_parser = parse::pool_size)]
-    pub(crate) replicas: Option<usize>,
 
     /// Built-in server only: response delay. [default: 1ms]
     #[arg(long, value_parser = parse::delay)]

@@ -54,13 +54,14 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let skeleton = TuneResult::begin(
+    let mut skeleton = TuneResult::begin(
         base.target.redacted(),
         setup.load,
         setup.slo.clone(),
         setup.budget.as_secs_f64(),
         setup.families.clone(),
     );
+    skeleton.fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
     let measure = EngineMeasure {
         base: base.clone(),
         quiet: a.quiet,
@@ -69,11 +70,8 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     };
     let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
     poolbench_analysis::tune::conclude(&mut result, &target.scheme);
-    result.fleet_check = crate::tune_fleet::after(&result, &base, a.replicas, a.quiet);
-    if let Some(s) = server {
-        result.target = format!("built-in server at http://{}/", s.addr());
-        s.shutdown();
-    }
+    result.fleet_check = crate::tune_fleet::after(&result, &base, a.quiet);
+    stop_server(&mut result, server);
     for path in &a.output {
         write(path, &render(format_of(path)?, &result))?;
     }
@@ -92,6 +90,14 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         "no pool recommended: {}",
         result.reason.as_deref().unwrap_or("see the report")
     )))
+}
+
+/// The built-in server, if one ran, stopped and named in the result.
+fn stop_server(result: &mut TuneResult, server: Option<EmbeddedServer>) {
+    if let Some(s) = server {
+        result.target = format!("built-in server at http://{}/", s.addr());
+        s.shutdown();
+    }
 }
 
 /// The client's load: -c C workers or --rate R arrivals a second.

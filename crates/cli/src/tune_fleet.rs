@@ -7,16 +7,18 @@ use std::time::Duration;
 /// Each run of the proof: measured seconds, after the plan's warm-up.
 const RUN: Duration = Duration::from_secs(2);
 
-/// With `--replicas N`: the proof of the pick's division among N.
-pub(crate) fn after(
-    result: &TuneResult,
-    base: &Plan,
-    replicas: Option<usize>,
-    quiet: bool,
-) -> Option<FleetCheck> {
-    let n = replicas?;
-    let per_replica = result.recommendation.as_ref()?.pool_size.div_ceil(n);
-    prove(result, base, n, per_replica, quiet)
+/// With `--replicas`: the proof of the pick's division, at the most
+/// replicas of the range (without the surge: the steady fleet).
+pub(crate) fn after(result: &TuneResult, base: &Plan, quiet: bool) -> Option<FleetCheck> {
+    let fleet = result.fleet.as_ref()?;
+    let per_replica = fleet.pool_per_replica? as usize;
+    prove(
+        result,
+        base,
+        fleet.replicas.max as usize,
+        per_replica,
+        quiet,
+    )
 }
 
 /// Run the pick's per-replica pool as `replicas` processes against one

@@ -9,6 +9,7 @@ mod live_metrics;
 mod services;
 mod turns;
 
+mod fleet;
 mod interrupt;
 mod outage;
 mod prometheus;

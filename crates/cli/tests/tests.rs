@@ -12,6 +12,7 @@ mod turns;
 
 mod bad_input;
 mod bad_input_matrix;
+mod census;
 mod client_certs;
 mod commands;
 mod compare;

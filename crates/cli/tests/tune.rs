@@ -134,12 +134,18 @@ fn a_server_that_serves_24_at_once_gets_a_pool_near_24_within_the_budget() {
     assert!(cap["cliff_in_flight"].is_null(), "no cliff: {cap}");
     // An adaptive limiter starts at the knee, its ceiling the most tried.
     let adaptive = &r["adaptive"];
-    assert_eq!(adaptive["initial_limit"], cap["knee_in_flight"], "{adaptive}");
+    assert_eq!(
+        adaptive["initial_limit"], cap["knee_in_flight"],
+        "{adaptive}"
+    );
     assert_eq!(
         adaptive["max_limit"], cap["most_in_flight_tried"],
         "{adaptive}"
     );
-    assert!(num(&adaptive["no_load_latency_us"]) >= 20_000.0, "{adaptive}");
+    assert!(
+        num(&adaptive["no_load_latency_us"]) >= 20_000.0,
+        "{adaptive}"
+    );
     // The contract: every field named, settings for the common clients.
     assert_eq!(r["load"], serde_json::json!({"concurrency": 100}));
     for key in [

@@ -7,9 +7,11 @@
 #![forbid(unsafe_code)]
 
 mod adaptive;
+mod census;
 pub mod conninfo;
 pub mod duration;
 pub mod findings;
+mod fleet;
 mod fleet_check;
 mod histogram;
 mod label;
@@ -40,7 +42,9 @@ mod tune;
 mod validate;
 
 pub use adaptive::AdaptiveBounds;
+pub use census::{seconds_since, Census, CensusGroup, SeenConnection, Survey};
 pub use findings::{Pitfall, Recommendation, UslFit};
+pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use label::cell_label;

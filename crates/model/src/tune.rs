@@ -55,6 +55,8 @@ pub struct TuneResult {
     /// processes at once, against one process with the whole pool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fleet_check: Option<crate::FleetCheck>,
+    /// The pool per replica for `--replicas` (`null` without it).
+    pub fleet: Option<crate::fleet::Fleet>,
     /// Why the search ended before it was complete, if it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_early: Option<String>,
@@ -91,6 +93,7 @@ impl TuneResult {
             findings: Vec::new(),
             adaptive: None,
             fleet_check: None,
+            fleet: None,
             stopped_early: None,
             elapsed_s: 0.0,
         }

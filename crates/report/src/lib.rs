@@ -3,10 +3,12 @@
 #![forbid(unsafe_code)]
 
 mod advice;
+mod census_text;
 mod charts;
 mod compare;
 mod compare_views;
 mod csv;
+mod fleet;
 mod format;
 mod grid;
 mod html;
@@ -26,12 +28,14 @@ mod tune_views;
 
 use poolbench_model::{LoadModel, RunResult};
 
+pub use census_text::render_census_text;
 pub use compare::{
     bound_checks, compare, comparison_schema, parse_bounds, render_comparison, violations, Bound,
     BoundCheck, CellChange, Comparison,
 };
 pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
+pub use fleet::{fleet_html, fleet_sentence, fleet_text};
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
 pub use junit::{comparison_junit, render_junit, run_junit, started, JunitCase, JunitSuite};

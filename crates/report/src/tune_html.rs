@@ -41,6 +41,7 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         esc(&tune_answer(r))
     );
     answer_sections(&mut h, r);
+    h.push_str(&crate::fleet::fleet_html(r));
     crate::tune_fleet::html(&mut h, r);
     let levels = capacity_points(&r.points);
     if !levels.is_empty() {

@@ -118,6 +118,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
         }
         t.push('\n');
     }
+    t.push_str(&crate::fleet::fleet_text(r));
     crate::tune_fleet::text(&mut t, r);
     capacity_section(&mut t, r);
     points_section(&mut t, r);

@@ -19,6 +19,7 @@ pub mod redis;
 mod request;
 mod source;
 mod sql_params;
+pub mod survey;
 mod target;
 mod template;
 mod tls;

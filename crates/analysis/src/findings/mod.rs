@@ -15,13 +15,16 @@ pub(crate) mod closed_loop_ceiling;
 mod delayed_ack;
 mod errors;
 mod few_samples;
+pub(crate) mod fleet_overcommit;
 pub(crate) mod generator_hiccups;
 pub(crate) mod generator_saturated;
+pub(crate) mod idle_hoard;
 mod machine_busy;
 mod nested_checkout;
 mod nested_checkout_starvation;
 mod not_achieved;
 mod outage;
+pub(crate) mod over_budget;
 pub(crate) mod pool_beyond_client;
 pub(crate) mod pool_bound;
 mod pool_queueing;
@@ -44,13 +47,16 @@ pub const CHECKS: &[Check] = &[
     delayed_ack::CHECK,
     errors::CHECK,
     few_samples::CHECK,
+    fleet_overcommit::CHECK,
     generator_hiccups::CHECK,
     generator_saturated::CHECK,
+    idle_hoard::CHECK,
     machine_busy::CHECK,
     nested_checkout::CHECK,
     nested_checkout_starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
+    over_budget::CHECK,
     pool_beyond_client::CHECK,
     pool_bound::CHECK,
     pool_queueing::CHECK,

@@ -5,6 +5,7 @@ mod adaptive;
 mod capacity;
 mod confirm;
 mod fit;
+mod fleet;
 mod inferences;
 mod point;
 mod pool_search;
@@ -14,9 +15,11 @@ mod settings;
 mod verdict;
 mod vet;
 
+pub use crate::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
 pub use fit::{fit_curve, isotonic, knee_of};
+pub use fleet::{per_replica, plan as plan_fleet, row_counts};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
 pub use pool_search::{
@@ -123,6 +126,7 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
         None => (None, Some(no_pick_reason(result))),
     };
+    fleet::conclude(result);
 }
 
 /// A family's answer from its paired comparisons: the smallest size

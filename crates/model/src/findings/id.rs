@@ -14,13 +14,16 @@ pub enum Id {
     DelayedAck,
     Errors,
     FewSamples,
+    FleetOvercommit,
     GeneratorHiccups,
     GeneratorSaturated,
+    IdleHoard,
     MachineBusy,
     NestedCheckout,
     NestedCheckoutStarvation,
     NotAchieved,
     Outage,
+    OverBudget,
     PoolBeyondClient,
     PoolBound,
     PoolQueueing,
@@ -38,19 +41,22 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 22] = [
+    pub const ALL: [Id; 25] = [
         Id::BatchingServer,
         Id::ClosedLoopCeiling,
         Id::DelayedAck,
         Id::Errors,
         Id::FewSamples,
+        Id::FleetOvercommit,
         Id::GeneratorHiccups,
         Id::GeneratorSaturated,
+        Id::IdleHoard,
         Id::MachineBusy,
         Id::NestedCheckout,
         Id::NestedCheckoutStarvation,
         Id::NotAchieved,
         Id::Outage,
+        Id::OverBudget,
         Id::PoolBeyondClient,
         Id::PoolBound,
         Id::PoolQueueing,
@@ -71,13 +77,16 @@ impl Id {
             Id::DelayedAck => "delayed-ack",
             Id::Errors => "errors",
             Id::FewSamples => "few-samples",
+            Id::FleetOvercommit => "fleet-overcommit",
             Id::GeneratorHiccups => "generator-hiccups",
             Id::GeneratorSaturated => "generator-saturated",
+            Id::IdleHoard => "idle-hoard",
             Id::MachineBusy => "machine-busy",
             Id::NestedCheckout => "nested-checkout",
             Id::NestedCheckoutStarvation => "nested-checkout-starvation",
             Id::NotAchieved => "not-achieved",
             Id::Outage => "outage",
+            Id::OverBudget => "over-budget",
             Id::PoolBeyondClient => "pool-beyond-client",
             Id::PoolBound => "pool-bound",
             Id::PoolQueueing => "pool-queueing",
@@ -122,7 +131,10 @@ impl Id {
             Id::Reconnects => 16,
             Id::BatchingServer
             | Id::FewSamples
+            | Id::FleetOvercommit
             | Id::GeneratorHiccups
+            | Id::IdleHoard
+            | Id::OverBudget
             | Id::PoolBeyondClient
             | Id::TransactionPooler
             | Id::Other(_) => return None,

@@ -174,6 +174,31 @@ impl PostgresTarget {
         &self.params
     }
 
+    /// The same server for a survey (`survey.rs`): its sessions named
+    /// `application`, logging in to database `db` where given
+    /// (PgBouncer's admin console is the database `pgbouncer`).
+    pub(crate) fn for_survey(&self, application: &str, db: Option<&str>) -> PostgresTarget {
+        let mut config = (*self.config).clone();
+        config.application_name(application);
+        if let Some(db) = db {
+            config.dbname(db);
+        }
+        PostgresTarget {
+            config: Arc::new(config),
+            ..self.clone()
+        }
+    }
+
+    /// The database logged in to, and the TCP port dialed (`None`: a
+    /// Unix socket).
+    pub(crate) fn database_and_port(&self) -> (String, Option<u16>) {
+        let db = self.config.get_dbname().unwrap_or_default().to_string();
+        match &self.opener.endpoint {
+            Endpoint::Tcp(addr) => (db, Some(addr.port())),
+            Endpoint::Unix(_) => (db, None),
+        }
+    }
+
     /// Open a bare client (no statement prepared).
     pub async fn client(&self) -> Result<Client, RequestError> {
         let connect = async {

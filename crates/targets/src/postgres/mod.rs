@@ -3,10 +3,13 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
+pub(crate) mod limits;
 pub(crate) mod modes;
 mod params;
+mod pgbouncer;
 pub(crate) mod settings;
 mod stream;
+mod survey_query;
 pub(crate) mod wire;
 
 use crate::{Reply, RequestError, Target};

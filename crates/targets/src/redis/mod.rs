@@ -7,6 +7,7 @@
 mod client;
 mod dial;
 mod errors;
+pub(crate) mod limits;
 pub(crate) mod resp;
 mod wire;
 

@@ -1,0 +1,142 @@
+//! The pool per replica (`tune --replicas`): the connections the whole
+//! fleet may hold (the service's healthy in-flight level, the server's
+//! own limit, whichever is lower) divided by the most replicas that run
+//! at once (a rolling update's surge included), never above the
+//! single-process pick's share at the fewest replicas (the client's load
+//! `-c` is the whole fleet's: each of N replicas carries 1/N of it).
+//! Pure functions of the capacity and the limit.
+use crate::findings::fleet_overcommit;
+use crate::findings::CHECKS;
+use poolbench_model::findings::Id;
+use poolbench_model::{Capacity, Fleet, FleetRow, Pitfall, Replicas, ServerLimit, TuneResult};
+
+/// Most rows a fleet table shows (the surge's row besides).
+const MOST_ROWS: usize = 6;
+
+/// The fleet's budget and where it came from: the least of the service's
+/// knee (below its cliff) and the server's connections left.
+pub fn budget(capacity: &Capacity, limit: Option<&ServerLimit>) -> (Option<u64>, String) {
+    let service = service_budget(capacity);
+    let server = limit.and_then(|l| l.connections.map(|n| (n, l.source.clone())));
+    match (service, server) {
+        (Some((s, why_s)), Some((n, why_n))) if n < s => (Some(n), format!("{why_n}; {why_s}")),
+        (Some((s, why_s)), Some((_, why_n))) => (Some(s), format!("{why_s}; {why_n}")),
+        (Some((s, why)), None) | (None, Some((s, why))) => (Some(s), why),
+        (None, None) => (
+            None,
+            "neither the service's knee nor the server's limit is known".into(),
+        ),
+    }
+}
+
+/// The service's own bound: its knee, or just below its cliff.
+fn service_budget(c: &Capacity) -> Option<(u64, String)> {
+    let below_cliff = c.cliff_in_flight.map(|x| x.saturating_sub(1).max(1) as u64);
+    match (c.knee_in_flight.map(|k| k as u64), below_cliff) {
+        (Some(k), Some(b)) if b < k => {
+            Some((b, format!("the service fails from {} in flight", b + 1)))
+        }
+        (Some(k), _) => Some((
+            k,
+            format!("the service's knee: {k} in flight reach 95% of its peak"),
+        )),
+        (None, Some(b)) => Some((b, format!("the service fails from {} in flight", b + 1))),
+        (None, None) => None,
+    }
+}
+
+/// The pool each of `replicas` may have within `budget`, never above
+/// `pick` and at least 1; `pick` alone without a budget.
+pub fn per_replica(budget: Option<u64>, replicas: u32, pick: Option<u64>) -> Option<u64> {
+    let share = budget.map(|b| (b / u64::from(replicas.max(1))).max(1));
+    match (share, pick) {
+        (Some(s), Some(p)) => Some(s.min(p)),
+        (s, p) => s.or(p),
+    }
+}
+
+/// The replica counts a table shows: MIN … MAX (at most six, evenly
+/// spaced), then the surge's worst case.
+pub fn row_counts(r: Replicas) -> Vec<u32> {
+    let (lo, hi) = (r.min.min(r.max), r.max.max(r.min));
+    let span = hi - lo;
+    let steps = (span as usize).min(MOST_ROWS - 1);
+    let mut counts: Vec<u32> = (0..=steps)
+        .map(|i| match steps {
+            0 => lo,
+            _ => lo + (span as u64 * i as u64 / steps as u64) as u32,
+        })
+        .collect();
+    counts.dedup();
+    let worst = r.worst_case();
+    if worst > hi {
+        counts.push(worst);
+    }
+    counts
+}
+
+/// The fleet for `replicas`: budget, pool per replica, a row per count.
+pub fn plan(
+    replicas: Replicas,
+    limit: Option<ServerLimit>,
+    capacity: &Capacity,
+    pick: Option<u64>,
+) -> Fleet {
+    let (budget, budget_source) = budget(capacity, limit.as_ref());
+    let worst = replicas.worst_case();
+    // What one replica needs at most: the pick's share at the fewest.
+    let pick = pick.map(|p| p.div_ceil(u64::from(replicas.min.max(1))));
+    let pool = per_replica(budget, worst, pick);
+    let rows = row_counts(replicas)
+        .into_iter()
+        .map(|n| {
+            let total = pool.map(|p| p * u64::from(n));
+            FleetRow {
+                replicas: n,
+                surge: n > replicas.max,
+                fits_per_replica: per_replica(budget, n, pick),
+                total,
+                within_budget: match (total, budget) {
+                    (Some(t), Some(b)) => t <= b,
+                    _ => true,
+                },
+            }
+        })
+        .collect();
+    Fleet {
+        replicas,
+        server_limit: limit,
+        budget,
+        budget_source,
+        pool_per_replica: pool,
+        rows,
+    }
+}
+
+/// Read the fleet of `result` again from its capacity and pick, and its
+/// `fleet-overcommit` finding.
+pub fn conclude(result: &mut TuneResult) {
+    let Some(old) = result.fleet.take() else {
+        return;
+    };
+    let pick = result.recommendation.as_ref().map(|r| r.pool_size as u64);
+    let fleet = plan(old.replicas, old.server_limit, &result.capacity, pick);
+    result.findings.retain(|f| f.id != Id::FleetOvercommit);
+    let evidence = fleet_overcommit::evidence(&fleet, pick);
+    if !evidence.is_empty() {
+        let title = CHECKS
+            .iter()
+            .find(|c| c.id == Id::FleetOvercommit)
+            .map_or("", |c| c.title);
+        result.findings.push(Pitfall {
+            id: Id::FleetOvercommit,
+            title: title.to_string(),
+            cells: Vec::new(),
+            evidence,
+        });
+        result
+            .findings
+            .sort_by(|a, b| a.id.as_str().cmp(b.id.as_str()));
+    }
+    result.fleet = Some(fleet);
+}

@@ -1,0 +1,155 @@
+//! `tune --replicas`: the pool per replica within the service's knee (the
+//! built-in server serving 24 at once, four replicas: about 6 each) and
+//! within the server's own limit (PostgreSQL with `max_connections` 20,
+//! read from it: 17 for the fleet, six replicas at the surge's worst; a
+//! query that sleeps 10 ms, so the server's limit, not its CPU, binds).
+//! Each search loads the machine, so each takes its turn.
+use crate::services::{pg_execute, OwnPostgres};
+use crate::turns::ONE_AT_A_TIME;
+use serde_json::Value;
+use std::process::Command;
+
+fn tune(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("tune")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("poolbench runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "tune {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+fn replicas(fleet: &Value) -> Vec<u64> {
+    fleet["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["replicas"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn four_replicas_of_a_service_serving_24_get_about_6_each() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let r = tune(&[
+        "-c",
+        "48",
+        "--server-max-inflight",
+        "24",
+        "--server-delay",
+        "20ms",
+        "--replicas",
+        "4",
+        "--surge",
+        "0",
+        "--budget",
+        "60s",
+    ]);
+    let fleet = &r["fleet"];
+    let pool = fleet["pool_per_replica"].as_u64().unwrap();
+    assert!((5..=7).contains(&pool), "{fleet}");
+    assert!(
+        fleet["server_limit"].is_null(),
+        "HTTP has no server limit: {fleet}"
+    );
+    assert!(pool * 4 <= fleet["budget"].as_u64().unwrap(), "{fleet}");
+    assert_eq!(replicas(fleet), [4]);
+    // The single-process pick (about 24) in four replicas would not fit.
+    let single = r["recommendation"]["pool_size"].as_u64().unwrap();
+    assert!(single > pool, "{}", r["recommendation"]);
+    let over = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "fleet-overcommit")
+        .unwrap_or_else(|| panic!("no fleet-overcommit: {}", r["findings"]));
+    let line = over["evidence"][0].as_str().unwrap();
+    assert!(line.contains(&format!("set {pool} per replica")), "{line}");
+    // The division run: four processes of the per-replica pool at once,
+    // against one process with the whole pick, within 10%.
+    let run = &r["fleet_check"];
+    assert_eq!(run["replicas"], 4, "{run}");
+    assert_eq!(run["replica_strategy"], format!("pool:{pool}"), "{run}");
+    assert_eq!(run["rounds"].as_array().unwrap().len(), 2, "{run}");
+    let ratio = num(&run["throughput_ratio"]);
+    assert!((0.9..=1.15).contains(&ratio), "{run}");
+    assert_eq!(run["holds"], true, "{run}");
+    // The text and the HTML read again from the saved result say the same.
+    let text = report(&r, "text");
+    assert!(text.contains("Fleet (--replicas):"), "{text}");
+    assert!(
+        text.contains(&format!("set pool size {pool} in each replica")),
+        "{text}"
+    );
+    assert!(text.contains("The fleet, run: 4 processes"), "{text}");
+    let html = report(&r, "html");
+    assert!(html.contains("id=\"fleet-rows\"") && html.contains("id=\"fleet\""));
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
+}
+
+/// A result saved and rendered by `poolbench report --format FORMAT`.
+fn report(r: &Value, format: &str) -> String {
+    let saved = std::env::temp_dir().join(format!("poolbench-fleet-{}.json", std::process::id()));
+    std::fs::write(&saved, r.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["report", "--format", format])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&saved);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let pg = OwnPostgres::start("fleet-pg");
+    pg_execute(&pg.url, "ALTER SYSTEM SET max_connections = 20");
+    pg.stop();
+    pg.restart();
+    let r = tune(&[
+        &pg.url,
+        "--query",
+        "SELECT pg_sleep(0.01)",
+        "-c",
+        "16",
+        "--max-pool",
+        "16",
+        "--replicas",
+        "2..4",
+        "--surge",
+        "50",
+        "--budget",
+        "30s",
+    ]);
+    let fleet = &r["fleet"];
+    let limit = &fleet["server_limit"];
+    assert_eq!(limit["server"], "postgresql", "{limit}");
+    assert_eq!(limit["max_connections"], 20, "{limit}");
+    // 20 − 3 reserved, nothing else connected: 17, read within 10%.
+    let left = limit["connections"].as_u64().unwrap();
+    assert!((16..=17).contains(&left), "{limit}");
+    // Up to ⌈4 × 1.5⌉ = 6 replicas at once.
+    assert_eq!(replicas(fleet), [2, 3, 4, 6]);
+    let pool = fleet["pool_per_replica"].as_u64().unwrap();
+    let budget = fleet["budget"].as_u64().unwrap();
+    assert!((8..=left).contains(&budget), "{fleet}");
+    assert!(pool >= 1 && pool * 6 <= budget, "{fleet}");
+    let surge = fleet["rows"].as_array().unwrap().last().unwrap();
+    assert_eq!(surge["surge"], true);
+    assert_eq!(surge["within_budget"], true, "{fleet}");
+}
