@@ -15,8 +15,19 @@ const MOST_ROWS: usize = 6;
 
 /// The fleet's budget and where it came from: the least of the service's
 /// knee (below its cliff) and the server's connections left.
-pub fn budget(capacity: &Capacity, limit: Option<&ServerLimit>) -> (Option<u64>, String) {
-    let service = service_budget(capacity);
+pub fn budget(
+    capacity: &Capacity,
+    limit: Option<&ServerLimit>,
+    pick: Option<u64>,
+) -> (Option<u64>, String) {
+    let service = match (service_budget(capacity), pick) {
+        // The pick was measured healthy at the client's load, below any
+        // cliff: where it is above the knee, the knee undersells it.
+        (Some((k, why)), Some(p)) if p > k && capacity.cliff_in_flight.is_none_or(|c| p < c as u64) => {
+            Some((p, format!("the single-process pick: {p} connections carried the client's load within bounds ({why})")))
+        }
+        (s, _) => s,
+    };
     let server = limit.and_then(|l| l.connections.map(|n| (n, l.source.clone())));
     match (service, server) {
         (Some((s, why_s)), Some((n, why_n))) if n < s => (Some(n), format!("{why_n}; {why_s}")),
@@ -82,7 +93,7 @@ pub fn plan(
     capacity: &Capacity,
     pick: Option<u64>,
 ) -> Fleet {
-    let (budget, budget_source) = budget(capacity, limit.as_ref());
+    let (budget, budget_source) = budget(capacity, limit.as_ref(), pick);
     let worst = replicas.worst_case();
     // What one replica needs at most: the pick's share at the fewest.
     let pick = pick.map(|p| p.div_ceil(u64::from(replicas.min.max(1))));
