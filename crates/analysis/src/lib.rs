@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod analyze;
+pub mod client_idle;
 mod findings;
 mod merge;
 mod ramp_summary;

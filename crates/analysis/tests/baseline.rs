@@ -36,6 +36,7 @@ fn every_check_has_a_fixture_test() {
         "few-samples",
         "generator-hiccups",
         "generator-saturated",
+        "idle-reuse-race",
         "machine-busy",
         "nested-checkout",
         "nested-checkout-starvation",

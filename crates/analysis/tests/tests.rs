@@ -10,6 +10,7 @@ mod baseline;
 mod delayed_ack;
 mod failure_findings;
 mod generator_findings;
+mod idle_reuse;
 mod load_findings;
 mod merge;
 mod pool_beyond_client;

@@ -20,6 +20,7 @@ mod serve_metrics;
 mod signals;
 mod tune_args;
 mod tune_cmd;
+mod tune_idle;
 mod tune_search;
 
 use clap::Parser;

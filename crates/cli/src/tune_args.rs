@@ -61,6 +61,9 @@ pub(crate) struct TuneArgs {
     #[command(flatten)]
     pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
+    #[command(flatten)]
+    pub(crate) idle: crate::tune_idle::IdleArgs,
+
     /// Per-request timeout, after checkout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) timeout: Duration,

@@ -45,7 +45,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     }
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
-    let setup = Setup {
+    let mut setup = Setup {
         load,
         slo: a.slo.clone(),
         budget: a.budget,
@@ -54,13 +54,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let skeleton = TuneResult::begin(
-        base.target.redacted(),
-        setup.load,
-        setup.slo.clone(),
-        setup.budget.as_secs_f64(),
-        setup.families.clone(),
-    );
+    let skeleton = crate::tune_idle::skeleton(&a.idle, &base, &mut setup, a.quiet);
     let measure = EngineMeasure {
         base,
         quiet: a.quiet,

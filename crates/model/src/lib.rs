@@ -10,6 +10,7 @@ pub mod conninfo;
 pub mod duration;
 pub mod findings;
 mod histogram;
+mod idle_reuse;
 mod label;
 mod latency_interval;
 mod live;
@@ -35,10 +36,12 @@ mod target_options;
 mod timeline;
 mod tls_facts;
 mod tune;
+mod tune_timeouts;
 mod validate;
 
 pub use findings::{Pitfall, Recommendation, UslFit};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
+pub use idle_reuse::IdleReuse;
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;
 pub use live::{LiveCell, LiveHistogram, LiveSnapshot, LIVE_BOUNDS_NS, LIVE_QUANTILES};
@@ -47,7 +50,7 @@ pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan};
 pub use pool_config::PoolConfig;
-pub use pool_metrics::{MetricsSnapshot, WaitStats};
+pub use pool_metrics::{IdleClosed, MetricsSnapshot, WaitStats};
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
@@ -72,4 +75,5 @@ pub use tune::{
     tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, Inference, TuneComparison,
     TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
 };
+pub use tune_timeouts::{IdleBracket, PoolTimeouts, ServerIdle, ServerLimit};
 pub use validate::PlanError;

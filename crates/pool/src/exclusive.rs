@@ -132,7 +132,10 @@ impl<C: Connector> Exclusive<C> {
                 take_home_first(&mut s.idle);
                 while let Some(mut t) = s.idle.pop_back() {
                     match self.unusable(&mut t, lower, upper) {
-                        Some(cause) => closed.push((t, cause)),
+                        Some(cause) => {
+                            self.found_closed(&t, cause, lower);
+                            closed.push((t, cause));
+                        }
                         None => {
                             if let Some(i) = t.holder {
                                 s.holders[i] = me;
@@ -198,7 +201,10 @@ impl<C: Connector> Exclusive<C> {
             None => None,
         };
         let conn = match conn {
-            Some(t) => t,
+            Some(mut t) => {
+                t.idle_before = Some(self.clock.lower().saturating_duration_since(t.idle_since));
+                t
+            }
             // Boxed: a connect future is as large as the connector's
             // biggest, and every waiting checkout would carry it inline.
             None => Box::pin(self.connect()).await?,
@@ -264,6 +270,9 @@ impl<C: Connector> Exclusive<C> {
         if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
             s.holders[i] = 0;
         }
+        if let Some(t) = conn.as_mut() {
+            t.idle_since = now;
+        }
         let State {
             waiters, holders, ..
         } = &mut *s;
@@ -297,6 +306,15 @@ impl<C: Connector> Exclusive<C> {
         self.close_all(closed);
         if self.core < self.size && self.metrics.open() > self.core as u64 {
             self.reap();
+        }
+    }
+
+    /// An idle connection found broken: its server closed it while it sat
+    /// idle, counted with how long it had.
+    fn found_closed(&self, t: &Tracked<C::Conn>, cause: CloseCause, now: Instant) {
+        if cause == CloseCause::Broken {
+            self.metrics
+                .closed_while_idle(now.saturating_duration_since(t.idle_since));
         }
     }
 
@@ -343,6 +361,7 @@ impl<C: Connector> Exclusive<C> {
                 };
                 match cause {
                     Some(cause) => {
+                        self.found_closed(&t, cause, now);
                         excess = excess.saturating_sub(1);
                         closed.push((t, cause));
                     }

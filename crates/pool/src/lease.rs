@@ -66,6 +66,15 @@ impl<C: Connector> Lease<C> {
         }
     }
 
+    /// How long the connection sat idle in the pool before this lease
+    /// (`None`: opened for it, or a shared connection).
+    pub fn idle_for(&self) -> Option<std::time::Duration> {
+        match &self.kind {
+            Kind::Exclusive { conn, .. } => conn.as_ref().and_then(|t| t.idle_before),
+            Kind::Slot { .. } => None,
+        }
+    }
+
     fn conn(&self) -> &C::Conn {
         match &self.kind {
             Kind::Exclusive { conn, .. } => {

@@ -13,6 +13,9 @@ pub(crate) struct Tracked<T> {
     pub(crate) fresh: Option<Duration>,
     /// The thread that last gave it back ([`this_thread`]).
     pub(crate) home: u64,
+    /// How long it sat idle before its current lease (`None`: opened for
+    /// it).
+    pub(crate) idle_before: Option<Duration>,
 }
 
 /// The current thread as a small non-zero number, cheap to read: a
@@ -46,6 +49,7 @@ impl<T> Tracked<T> {
             holder,
             fresh: None,
             home: this_thread(),
+            idle_before: None,
         }
     }
 

@@ -21,6 +21,7 @@ mod table;
 mod timeline_chart;
 mod tune_html;
 mod tune_text;
+mod tune_timeouts;
 mod tune_views;
 
 use poolbench_model::{LoadModel, RunResult};

@@ -105,6 +105,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
                 sizes.join(", ")
             );
         }
+        t.push_str(&crate::tune_timeouts::block(r));
         let _ = writeln!(t, "How to set it:");
         for s in &p.settings {
             let _ = writeln!(t, "  {:<30} {}", s.client, s.setting);

@@ -17,6 +17,7 @@ mod errors;
 mod few_samples;
 pub(crate) mod generator_hiccups;
 pub(crate) mod generator_saturated;
+pub(crate) mod idle_reuse_race;
 mod machine_busy;
 mod nested_checkout;
 mod nested_checkout_starvation;
@@ -46,6 +47,7 @@ pub const CHECKS: &[Check] = &[
     few_samples::CHECK,
     generator_hiccups::CHECK,
     generator_saturated::CHECK,
+    idle_reuse_race::CHECK,
     machine_busy::CHECK,
     nested_checkout::CHECK,
     nested_checkout_starvation::CHECK,

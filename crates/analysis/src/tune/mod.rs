@@ -10,6 +10,7 @@ mod pool_search;
 mod search;
 mod searcher;
 mod settings;
+mod timeouts;
 mod verdict;
 mod vet;
 
@@ -23,7 +24,8 @@ pub use pool_search::{
 };
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
-pub use settings::settings;
+pub use settings::{settings, settings_with};
+pub use timeouts::{acquire_ms, client_idle_s, timeouts, ACQUIRE_FLOOR_MS, ACQUIRE_HEADROOM};
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
 use poolbench_model::findings::Id;
@@ -113,6 +115,9 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
     (result.recommendation, result.reason) = match vetted {
         Some(Ok((p, tied))) => {
             let mut r = recommendation(p, tied, scheme);
+            let t = timeouts(p, slo.as_ref(), result.server_idle.as_ref());
+            r.settings = settings_with(scheme, &r.strategy, r.pool_size, &t);
+            r.timeouts = (t != Default::default()).then_some(t);
             r.cap = vet::cap_reason(result, p);
             let ceiling = vet::ceiling(result, p);
             result.inferences.extend(ceiling);
@@ -165,6 +170,7 @@ fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRec
         p99_us: p.p99_us,
         cap: None,
         tied_with,
+        timeouts: None,
     }
 }
 

@@ -16,6 +16,7 @@ pub enum Id {
     FewSamples,
     GeneratorHiccups,
     GeneratorSaturated,
+    IdleReuseRace,
     MachineBusy,
     NestedCheckout,
     NestedCheckoutStarvation,
@@ -38,7 +39,7 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 22] = [
+    pub const ALL: [Id; 23] = [
         Id::BatchingServer,
         Id::ClosedLoopCeiling,
         Id::DelayedAck,
@@ -46,6 +47,7 @@ impl Id {
         Id::FewSamples,
         Id::GeneratorHiccups,
         Id::GeneratorSaturated,
+        Id::IdleReuseRace,
         Id::MachineBusy,
         Id::NestedCheckout,
         Id::NestedCheckoutStarvation,
@@ -73,6 +75,7 @@ impl Id {
             Id::FewSamples => "few-samples",
             Id::GeneratorHiccups => "generator-hiccups",
             Id::GeneratorSaturated => "generator-saturated",
+            Id::IdleReuseRace => "idle-reuse-race",
             Id::MachineBusy => "machine-busy",
             Id::NestedCheckout => "nested-checkout",
             Id::NestedCheckoutStarvation => "nested-checkout-starvation",
@@ -119,7 +122,8 @@ impl Id {
             Id::StreamsCapped => 13,
             Id::PoolQueueing => 14,
             Id::TlsHandshakeBound => 15,
-            Id::Reconnects => 16,
+            Id::IdleReuseRace => 16,
+            Id::Reconnects => 17,
             Id::BatchingServer
             | Id::FewSamples
             | Id::GeneratorHiccups

@@ -3,6 +3,7 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
+mod idle_settings;
 pub(crate) mod modes;
 mod params;
 pub(crate) mod settings;
