@@ -133,7 +133,7 @@ impl<C: Connector> Exclusive<C> {
                 while let Some(mut t) = s.idle.pop_back() {
                     match self.unusable(&mut t, lower, upper) {
                         Some(cause) => {
-                            self.found_closed(&t, cause, lower);
+                            self.found_closed(&t, cause);
                             closed.push((t, cause));
                         }
                         None => {
@@ -201,10 +201,7 @@ impl<C: Connector> Exclusive<C> {
             None => None,
         };
         let conn = match conn {
-            Some(mut t) => {
-                t.idle_before = Some(self.clock.lower().saturating_duration_since(t.idle_since));
-                t
-            }
+            Some(t) => t,
             // Boxed: a connect future is as large as the connector's
             // biggest, and every waiting checkout would carry it inline.
             None => Box::pin(self.connect()).await?,
@@ -271,7 +268,7 @@ impl<C: Connector> Exclusive<C> {
             s.holders[i] = 0;
         }
         if let Some(t) = conn.as_mut() {
-            t.idle_since = now;
+            t.returned = Instant::now();
         }
         let State {
             waiters, holders, ..
@@ -311,10 +308,9 @@ impl<C: Connector> Exclusive<C> {
 
     /// An idle connection found broken: its server closed it while it sat
     /// idle, counted with how long it had.
-    fn found_closed(&self, t: &Tracked<C::Conn>, cause: CloseCause, now: Instant) {
+    fn found_closed(&self, t: &Tracked<C::Conn>, cause: CloseCause) {
         if cause == CloseCause::Broken {
-            self.metrics
-                .closed_while_idle(now.saturating_duration_since(t.idle_since));
+            self.metrics.closed_while_idle(t.returned.elapsed());
         }
     }
 
@@ -361,7 +357,7 @@ impl<C: Connector> Exclusive<C> {
                 };
                 match cause {
                     Some(cause) => {
-                        self.found_closed(&t, cause, now);
+                        self.found_closed(&t, cause);
                         excess = excess.saturating_sub(1);
                         closed.push((t, cause));
                     }

@@ -66,11 +66,15 @@ impl<C: Connector> Lease<C> {
         }
     }
 
-    /// How long the connection sat idle in the pool before this lease
-    /// (`None`: opened for it, or a shared connection).
+    /// How long the connection has sat idle since it was last given back
+    /// (`None`: opened for this lease, or a shared connection). Read it
+    /// right after the checkout, before [`Lease::take_connect_time`].
     pub fn idle_for(&self) -> Option<std::time::Duration> {
         match &self.kind {
-            Kind::Exclusive { conn, .. } => conn.as_ref().and_then(|t| t.idle_before),
+            Kind::Exclusive { conn, .. } => conn
+                .as_ref()
+                .filter(|t| t.fresh.is_none())
+                .map(|t| t.returned.elapsed()),
             Kind::Slot { .. } => None,
         }
     }

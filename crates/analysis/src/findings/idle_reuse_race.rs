@@ -82,7 +82,7 @@ fn line(c: &CellResult, scheme: &str) -> String {
 }
 
 fn span(c: &IdleClosed) -> String {
-    match c.min_idle_us == c.max_idle_us {
+    match secs(c.min_idle_us) == secs(c.max_idle_us) {
         true => secs(c.min_idle_us),
         false => range(c.min_idle_us, c.max_idle_us),
     }

@@ -23,7 +23,7 @@ pub fn acquire_ms(p: &TunePoint, slo: Option<&Slo>) -> Option<(f64, String)> {
             p.strategy
         ),
         false => format!(
-            "no request waited for a connection at {}: the floor, {ACQUIRE_FLOOR_MS} ms",
+            "the checkout wait's p99.9 at {} was under 0.05 ms: the floor, {ACQUIRE_FLOOR_MS} ms",
             p.strategy
         ),
     };

@@ -29,6 +29,7 @@ def main():
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     # Gone with its parent: stdin closes.
     threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
