@@ -221,6 +221,7 @@ default_pool_size = 20
 max_client_conn = 5000
 auth_type = scram-sha-256
 auth_file = $d/users.txt
+stats_users = $PG_ROLE
 pidfile = $d/$mode.pid
 logfile = $d/$mode.log
 ignore_startup_parameters = extra_float_digits,options

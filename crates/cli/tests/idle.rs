@@ -1,8 +1,10 @@
 //! The server's idle close and the race with it: `run --think-time` past
 //! nginx's 3 s keep-alive names `idle-reuse-race`; `tune` reads the idle
-//! close from PostgreSQL, MariaDB and Redis, measures it on nginx and on
+//! close from PostgreSQL, PgBouncer, MariaDB and Redis, measures it on nginx and on
 //! uvicorn at its defaults, and sets the client's idle timeout below it.
-use crate::services::{nginx_keepalive_url, pg_execute, pg_url, run_json, OwnPostgres};
+use crate::services::{
+    nginx_keepalive_url, pg_execute, pg_url, pgbouncer_session_url, run_json, OwnPostgres,
+};
 use crate::support::PortServer;
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
@@ -230,4 +232,23 @@ fn tune_reads_redis_timeout() {
             settings(&r)
         );
     }
+}
+
+#[test]
+fn tune_reads_pgbouncer_from_its_console() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // services.sh's PgBouncer: its defaults, clients kept however idle.
+    let r = tune(&[&pgbouncer_session_url(), "-c", "2", "--budget", "8s"]);
+    let idle = &r["server_idle"];
+    assert_eq!(idle["source"], "PgBouncer client_idle_timeout", "{idle}");
+    assert!(idle["idle_close_s"].is_null(), "{idle}");
+    let other = idle["other"].to_string();
+    assert!(
+        other.contains(r#""name":"PgBouncer server_idle_timeout","seconds":600.0"#),
+        "{other}"
+    );
+    assert!(
+        other.contains(r#""name":"PgBouncer server_lifetime","seconds":3600.0"#),
+        "{other}"
+    );
 }

@@ -10,8 +10,25 @@ const QUERY: &str = "SELECT name, setting FROM pg_settings \
     WHERE name IN ('idle_session_timeout', 'idle_in_transaction_session_timeout')";
 
 impl PgTarget {
-    /// The server's idle limits, read on a new session.
+    /// The server's idle limits, read on a new session; a PgBouncer's
+    /// own where the target is one (the server's behind it kept beside).
     pub async fn server_idle(&self) -> Result<ServerIdle, RequestError> {
+        let server = self.postgres_idle().await?;
+        Ok(match self.pooler_idle().await {
+            Some(mut pooler) => {
+                if let Some(s) = server.idle_close_s {
+                    pooler.other.push(ServerLimit {
+                        name: "idle_session_timeout (behind PgBouncer)".into(),
+                        seconds: s,
+                    });
+                }
+                pooler
+            }
+            None => server,
+        })
+    }
+
+    async fn postgres_idle(&self) -> Result<ServerIdle, RequestError> {
         let client = self.pipelined.client().await?;
         let rows = client
             .simple_query(QUERY)

@@ -6,6 +6,7 @@ mod client;
 mod idle_settings;
 pub(crate) mod modes;
 mod params;
+mod pooler_idle;
 pub(crate) mod settings;
 mod stream;
 pub(crate) mod wire;
