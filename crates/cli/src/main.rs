@@ -5,6 +5,7 @@
 mod args;
 mod compare_cmd;
 mod http_probe;
+mod idle_args;
 mod limits;
 mod metrics_args;
 mod metrics_listen;

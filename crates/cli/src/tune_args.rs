@@ -62,7 +62,7 @@ pub(crate) struct TuneArgs {
     pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
     #[command(flatten)]
-    pub(crate) idle: crate::tune_idle::IdleArgs,
+    pub(crate) idle: crate::idle_args::IdleArgs,
 
     /// Per-request timeout, after checkout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]

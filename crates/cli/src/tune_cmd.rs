@@ -54,7 +54,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let skeleton = crate::tune_idle::skeleton(&a.idle, &base, &mut setup, a.quiet);
+    let skeleton = crate::tune_idle::skeleton(&a, &base, &mut setup, embedded);
     let measure = EngineMeasure {
         base,
         quiet: a.quiet,

@@ -30,6 +30,11 @@ pub struct ServerIdle {
     pub note: Option<String>,
 }
 
+impl ServerIdle {
+    /// `source` when the server said nothing and nothing was measured.
+    pub const NOT_SAID: &'static str = "no Keep-Alive header";
+}
+
 /// A named limit, in seconds (0: none).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ServerLimit {

@@ -111,6 +111,8 @@ pub fn render_tune_text(r: &TuneResult) -> String {
             let _ = writeln!(t, "  {:<30} {}", s.client, s.setting);
         }
         t.push('\n');
+    } else {
+        t.push_str(&crate::tune_timeouts::block(r));
     }
     if !r.inferences.is_empty() {
         let _ = writeln!(t, "What the search saw:");

@@ -65,3 +65,55 @@ pub(crate) fn block(r: &TuneResult) -> String {
     t.push('\n');
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::timeout_lines;
+    use poolbench_model::{IdleBracket, ServerIdle, ServerLimit, TuneLoad, TuneResult};
+
+    fn result(idle: ServerIdle) -> TuneResult {
+        let mut r = TuneResult::begin(
+            "http://x/".into(),
+            TuneLoad::Concurrency(2),
+            None,
+            10.0,
+            vec!["pool".into()],
+        );
+        r.server_idle = Some(idle);
+        r
+    }
+
+    #[test]
+    fn says_the_servers_idle_close_and_where_it_came_from() {
+        let measured = result(ServerIdle {
+            idle_close_s: Some(3.02),
+            source: "measured".into(),
+            measured: Some(IdleBracket {
+                open_s: 2.98,
+                closed_s: Some(3.06),
+                connections: 22,
+            }),
+            ..ServerIdle::default()
+        });
+        assert_eq!(
+            timeout_lines(&measured),
+            ["the server closes idle connections after 3.02 s (measured: open after 2.98 s idle, closed after 3.06 s (22 connections))"]
+        );
+        let read = result(ServerIdle {
+            source: "idle_session_timeout".into(),
+            other: vec![ServerLimit {
+                name: "idle_in_transaction_session_timeout".into(),
+                seconds: 0.0,
+            }],
+            note: Some("idle_session_timeout is 0".into()),
+            ..ServerIdle::default()
+        });
+        assert_eq!(
+            timeout_lines(&read),
+            [
+                "the server's idle close: none found (its idle_session_timeout); idle_session_timeout is 0",
+                "the server's idle_in_transaction_session_timeout: 0 (off)"
+            ]
+        );
+    }
+}

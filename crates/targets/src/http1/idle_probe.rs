@@ -60,6 +60,7 @@ impl Http1Target {
             return Ok(idle);
         }
         let Some(max) = probe else {
+            idle.source = ServerIdle::NOT_SAID.into();
             idle.note = Some("the server does not say, and it was not measured".into());
             return Ok(idle);
         };
