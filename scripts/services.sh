@@ -222,6 +222,7 @@ max_client_conn = 5000
 admin_users = $PG_ROLE
 auth_type = scram-sha-256
 auth_file = $d/users.txt
+stats_users = $PG_ROLE
 pidfile = $d/$mode.pid
 logfile = $d/$mode.log
 ignore_startup_parameters = extra_float_digits,options
@@ -365,6 +366,7 @@ nginx_start() {
     self=$(free_port)
     mtls=$(free_port)
     tls12=$(free_port)
+    ka=$(free_port)
     make_more_certs "$dir"
     mkdir -p "$d/logs"
     cat >"$d/nginx.conf" <<CONF
@@ -385,6 +387,12 @@ http {
         listen 127.0.0.1:$h2 http2;
         http2_max_concurrent_streams 128;
         location = /nginx_status { stub_status; }
+        location / { return 200 "hello, world\n"; }
+    }
+    # Idle keep-alive connections closed after 3 s, saying nothing of it.
+    server {
+        listen 127.0.0.1:$ka;
+        keepalive_timeout 3s;
         location / { return 200 "hello, world\n"; }
     }
     # TLS as deployed: HTTP/1.1 and h2 by ALPN, sessions resumed by cache
@@ -433,6 +441,7 @@ CONF
     echo "https://localhost:$self/" >"$d/self-url"
     echo "https://localhost:$mtls/" >"$d/mtls-url"
     echo "https://localhost:$tls12/" >"$d/tls12-url"
+    echo "http://127.0.0.1:$ka/" >"$d/keepalive-url"
 }
 
 nginx_stop() {
@@ -531,6 +540,7 @@ write_env() {
         [ -f "$dir/nginx/self-url" ] && echo "export POOLBENCH_NGINX_SELF_URL='$(cat "$dir/nginx/self-url")'"
         [ -f "$dir/nginx/mtls-url" ] && echo "export POOLBENCH_NGINX_MTLS_URL='$(cat "$dir/nginx/mtls-url")'"
         [ -f "$dir/nginx/tls12-url" ] && echo "export POOLBENCH_NGINX_TLS12_URL='$(cat "$dir/nginx/tls12-url")'"
+        [ -f "$dir/nginx/keepalive-url" ] && echo "export POOLBENCH_NGINX_KEEPALIVE_URL='$(cat "$dir/nginx/keepalive-url")'"
         [ -f "$dir/tls/self.pem" ] && echo "export POOLBENCH_TEST_SELF_SIGNED='$dir/tls/self.pem'"
         [ -f "$dir/tls/client.pem" ] && echo "export POOLBENCH_TEST_CLIENT_CERT='$dir/tls/client.pem'"
         [ -f "$dir/tls/client-key.pem" ] && echo "export POOLBENCH_TEST_CLIENT_KEY='$dir/tls/client-key.pem'"

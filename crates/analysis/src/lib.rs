@@ -8,6 +8,7 @@
 
 mod analyze;
 mod census;
+pub mod client_idle;
 mod findings;
 mod merge;
 mod ramp_summary;

@@ -119,6 +119,7 @@ fn add(a: &mut CellResult, b: &CellResult) -> Result<(), String> {
     }
     a.interrupted |= b.interrupted;
     a.resent += b.resent;
+    a.idle_reuse.merge(&b.idle_reuse);
     a.requests += b.requests;
     a.ok += b.ok;
     a.body_bytes += b.body_bytes;

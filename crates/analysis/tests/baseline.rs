@@ -38,6 +38,7 @@ fn every_check_has_a_fixture_test() {
         "generator-hiccups",
         "generator-saturated",
         "idle-hoard",
+        "idle-reuse-race",
         "machine-busy",
         "nested-checkout",
         "nested-checkout-starvation",

@@ -144,6 +144,7 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
         cap: None,
         tied_with: Vec::new(),
         settings: Vec::new(),
+        timeouts: None,
     });
     r.fleet = Some(plan_fleet(
         Replicas {

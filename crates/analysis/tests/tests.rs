@@ -11,6 +11,7 @@ mod delayed_ack;
 mod failure_findings;
 mod fleet;
 mod generator_findings;
+mod idle_reuse;
 mod load_findings;
 mod merge;
 mod pool_beyond_client;

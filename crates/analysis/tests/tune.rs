@@ -54,6 +54,7 @@ fn service(
         generator_cpu: Some(0.3),
         hiccup_p99_us: 100.0,
         streams_allowed: None,
+        checkout_wait_p999_us: None,
     }
 }
 

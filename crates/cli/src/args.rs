@@ -263,6 +263,13 @@ pub(crate) struct RunArgs {
     #[arg(long)]
     pub(crate) nested: bool,
 
+    /// Closed loop: each worker pauses this long between requests, as real
+    /// clients do, its connection idle in the pool meanwhile: above the
+    /// server's idle timeout it reproduces the idle-reuse race.
+    #[arg(long, value_name = "DURATION", value_parser = parse::positive_duration,
+          conflicts_with_all = ["rate", "batch"])]
+    pub(crate) think_time: Option<Duration>,
+
     /// Run share I of N of every cell (I counts from 0, as Kubernetes'
     /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request budget and
     /// batch size divided so that the N shards add up to the plan (the

@@ -9,6 +9,7 @@ mod compare_cmd;
 mod fleet_args;
 mod fleet_run;
 mod http_probe;
+mod idle_args;
 mod limits;
 mod metrics_args;
 mod metrics_listen;
@@ -27,6 +28,7 @@ mod survey_read;
 mod tune_args;
 mod tune_cmd;
 mod tune_fleet;
+mod tune_idle;
 mod tune_search;
 
 use clap::Parser;

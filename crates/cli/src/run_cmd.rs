@@ -245,6 +245,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.pool.fail_on_nested = a.fail_on_nested;
     plan.reps = a.reps.unwrap_or(if default_grid { 3 } else { 1 });
     plan.nested = a.nested;
+    plan.think_time = a.think_time;
     plan.shard = a.shard;
     plan.start_at = a.start_at.clone();
     plan.slot = a.slot;

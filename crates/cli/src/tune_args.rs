@@ -64,6 +64,9 @@ pub(crate) struct TuneArgs {
     #[command(flatten)]
     pub(crate) metrics: crate::metrics_args::MetricsArgs,
 
+    #[command(flatten)]
+    pub(crate) idle: crate::idle_args::IdleArgs,
+
     /// Per-request timeout, after checkout.
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) timeout: Duration,

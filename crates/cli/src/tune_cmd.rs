@@ -45,7 +45,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     }
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
-    let setup = Setup {
+    let mut setup = Setup {
         load,
         slo: a.slo.clone(),
         budget: a.budget,
@@ -54,14 +54,10 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
     };
-    let mut skeleton = TuneResult::begin(
-        base.target.redacted(),
-        setup.load,
-        setup.slo.clone(),
-        setup.budget.as_secs_f64(),
-        setup.families.clone(),
-    );
-    skeleton.fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
+    // The server's own limit, read before any load (unreachable: exit 2).
+    let fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
+    let mut skeleton = crate::tune_idle::skeleton(&a, &base, &mut setup, embedded);
+    skeleton.fleet = fleet;
     let measure = EngineMeasure {
         base: base.clone(),
         quiet: a.quiet,

@@ -25,6 +25,7 @@ mod grpc_calls;
 mod h2_cross;
 mod hostile;
 mod html_report;
+mod idle;
 mod junit;
 mod kubernetes;
 mod merge;

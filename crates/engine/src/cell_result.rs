@@ -214,6 +214,14 @@ fn tls_of(runs: &[(CellOutcome, Option<ServerCounters>)]) -> Option<TlsFacts> {
     all
 }
 
+/// `n` over `seconds` (0 for no time).
+fn per_second(n: u64, seconds: f64) -> f64 {
+    match seconds > 0.0 {
+        true => n as f64 / seconds,
+        false => 0.0,
+    }
+}
+
 /// The cell's result from its runs (each with the server's counters over
 /// it, where read). Findings, SLO breaches and ramp summaries are the
 /// analysis's to add.
@@ -229,10 +237,7 @@ pub(crate) fn cell_result(
     let completed = r.ok + errors.total;
     let (throughput, throughput_ci95, p99_ci95_us) = sample_stats(&all.samples);
     let latency = Summary::of(&r.latency);
-    let achieved_rate = match all.measured > 0.0 {
-        true => completed as f64 / all.measured,
-        false => 0.0,
-    };
+    let achieved_rate = per_second(completed, all.measured);
     let open = matches!(plan.load, LoadModel::Open { .. });
     // The first run's timeline; the idle connections it left.
     let first = runs.first().map(|(o, _)| o);
@@ -242,6 +247,7 @@ pub(crate) fn cell_result(
     CellResult {
         interrupted: runs.iter().any(|(o, _)| o.interrupted),
         resent: runs.iter().map(|(o, _)| o.resent).sum(),
+        idle_reuse: poolbench_model::IdleReuse::sum(runs.iter().map(|(o, _)| &o.idle_reuse)),
         slo_breaches: None,
         strategy: cell.strategy.to_string(),
         concurrency: cell.concurrency,

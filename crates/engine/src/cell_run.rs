@@ -52,6 +52,8 @@ pub(crate) struct CellOutcome {
     pub(crate) interrupted: bool,
     /// Requests sent again because the server never processed them.
     pub(crate) resent: u64,
+    /// Reuses of connections that had sat idle.
+    pub(crate) idle_reuse: poolbench_model::IdleReuse,
     /// Latency per second of the measured window (`--hdr-log`).
     pub(crate) intervals: Vec<LatencyInterval>,
     /// Wall-clock time of the cell's start (Unix seconds).
@@ -141,6 +143,8 @@ impl<T: Target + Clone> Started<T> {
             budget: plan.requests,
             completed: AtomicU64::new(0),
             resent: AtomicU64::new(0),
+            idle: Default::default(),
+            think: plan.think_time.unwrap_or_default(),
             origin,
             measure_from,
             end,
@@ -226,6 +230,7 @@ impl<T: Target + Clone> Started<T> {
             .shared
             .resent
             .load(std::sync::atomic::Ordering::Relaxed);
+        let idle_reuse = self.shared.idle.take();
         let (generator_cpu, machine_cpu) = cpu_shares(self.cpu_before, self.origin);
         drop(self.shared);
         let idle_at_end = self.strategy.idle() as u64;
@@ -263,6 +268,7 @@ impl<T: Target + Clone> Started<T> {
             opened_in_warmup_by,
             interrupted: interrupted_at.is_some(),
             resent,
+            idle_reuse,
             intervals,
             started_unix_s: self.started_unix_s,
             schedule_lag: None,

@@ -207,6 +207,15 @@ impl<T: Target> Checked<T> {
         }
     }
 
+    /// How long the connection sat idle before this checkout (`None`:
+    /// opened for it, shared, or a library's pool that does not say).
+    pub(crate) fn idle_for(&self) -> Option<Duration> {
+        match self {
+            Checked::Ours(l) => l.idle_for(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn take_connect_time(&mut self) -> Option<Duration> {
         match self {
             Checked::Ours(l) => l.take_connect_time(),

@@ -1,6 +1,7 @@
-//! Closed loop: each worker acquires, sends, releases, and goes again. A
-//! worker whose requests keep failing to reach the target (refused, reset)
-//! backs off before the next, so a dead target costs no CPU.
+//! Closed loop: each worker acquires, sends, releases, pauses for
+//! `--think-time` if there is one, and goes again. A worker whose requests
+//! keep failing to reach the target (refused, reset) backs off before the
+//! next, so a dead target costs no CPU.
 use crate::exchange::{Shared, Window};
 use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::{ErrorKind, Target};
@@ -50,6 +51,12 @@ pub(crate) async fn worker<T: Target>(
             matches!(&outcome, Err(f) if matches!(f.kind, ErrorKind::Refused | ErrorKind::Reset));
         if recorders.with(|r| shared.record(r, start, done, outcome, latency)) == Window::Outside {
             return;
+        }
+        if !shared.think.is_zero() {
+            // The pause a real client makes between requests; its
+            // connection sits idle in the pool meanwhile.
+            let wake = (Instant::now() + shared.think).min(shared.end);
+            tokio::time::sleep_until(wake.into()).await;
         }
         unreachable = if down { unreachable + 1 } else { 0 };
         if unreachable > 1 {

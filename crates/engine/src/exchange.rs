@@ -26,6 +26,11 @@ pub(crate) struct Shared<T: Target> {
     /// Requests the server never processed, sent again on another
     /// connection (see `CellResult::resent`).
     pub(crate) resent: AtomicU64,
+    /// Reuses of connections that had sat idle.
+    pub(crate) idle: crate::idle_watch::IdleWatch,
+    /// Closed loop: each worker's pause between requests, its connection
+    /// back in the pool (`--think-time`).
+    pub(crate) think: Duration,
     /// The cell's start, origin of its timeline.
     pub(crate) origin: Instant,
     pub(crate) measure_from: Instant,
@@ -171,6 +176,7 @@ impl<T: Target> Shared<T> {
                 Err(fault) => return (Err(fault), Instant::now()),
             };
             let t1 = Instant::now();
+            let idle = lease.idle_for();
             let opened = lease.take_connect_time();
             if let Some(c) = opened {
                 *connect.get_or_insert(Duration::ZERO) += c;
@@ -191,6 +197,7 @@ impl<T: Target> Shared<T> {
             t0 = t2;
             match sent {
                 Some(Ok(reply)) => {
+                    self.idle.alive(idle);
                     // The request's time less the answer's first to last
                     // byte: earlier sends of it count before its first byte.
                     let first_byte = self
@@ -210,7 +217,9 @@ impl<T: Target> Shared<T> {
                     if e.broken {
                         lease.mark_broken();
                     }
-                    if e.unsent && attempt + 1 < SENDS {
+                    let resend = e.unsent && attempt + 1 < SENDS;
+                    self.idle.failed(idle, &e, resend);
+                    if resend {
                         self.resent.fetch_add(1, Relaxed);
                     } else {
                         let fault = Fault::from(e);

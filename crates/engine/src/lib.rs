@@ -18,6 +18,7 @@ mod cpu;
 mod drive;
 mod exchange;
 mod hiccup;
+mod idle_watch;
 pub mod interrupt;
 mod intervals;
 mod live;

@@ -14,6 +14,7 @@ pub mod findings;
 mod fleet;
 mod fleet_check;
 mod histogram;
+mod idle_reuse;
 mod label;
 mod latency_interval;
 mod live;
@@ -39,6 +40,7 @@ mod target_options;
 mod timeline;
 mod tls_facts;
 mod tune;
+mod tune_timeouts;
 mod validate;
 
 pub use adaptive::AdaptiveBounds;
@@ -47,6 +49,7 @@ pub use findings::{Pitfall, Recommendation, UslFit};
 pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
+pub use idle_reuse::IdleReuse;
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;
 pub use live::{LiveCell, LiveHistogram, LiveSnapshot, LIVE_BOUNDS_NS, LIVE_QUANTILES};
@@ -55,7 +58,7 @@ pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan};
 pub use pool_config::PoolConfig;
-pub use pool_metrics::{MetricsSnapshot, WaitStats};
+pub use pool_metrics::{IdleClosed, MetricsSnapshot, WaitStats};
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
@@ -80,4 +83,5 @@ pub use tune::{
     tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, Inference, TuneComparison,
     TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
 };
+pub use tune_timeouts::{IdleBracket, PoolTimeouts, ServerIdle, ServerTimeout};
 pub use validate::PlanError;

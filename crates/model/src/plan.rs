@@ -99,6 +99,15 @@ pub struct Plan {
     )]
     #[schemars(with = "Option<String>")]
     pub slot: Option<Duration>,
+    /// Closed loop: each worker pauses this long between requests
+    /// (`--think-time`), its connection back in the pool meanwhile.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::duration::opt_text"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub think_time: Option<Duration>,
 }
 
 /// One cell of the grid.
@@ -144,6 +153,7 @@ impl Plan {
             shard: None,
             start_at: None,
             slot: None,
+            think_time: None,
         }
     }
 

@@ -51,6 +51,52 @@ pub struct MetricsSnapshot {
     /// for protocols without such a setting.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams_allowed: Vec<u64>,
+    /// Idle connections the server had closed (end of stream or reset),
+    /// found so at checkout or by the reaper, with how long they had been
+    /// idle (see [`IdleClosed`]).
+    #[serde(default, skip_serializing_if = "IdleClosed::is_empty")]
+    pub idle_closed: IdleClosed,
+}
+
+/// Idle connections found closed by their server: how many, and the
+/// shortest and longest time one of them had sat idle.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct IdleClosed {
+    pub count: u64,
+    /// The shortest idle time among them, in µs.
+    pub min_idle_us: u64,
+    /// The longest idle time among them, in µs.
+    pub max_idle_us: u64,
+}
+
+impl IdleClosed {
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// One more, idle for `idle_us`.
+    pub fn add(&mut self, idle_us: u64) {
+        self.merge(&IdleClosed {
+            count: 1,
+            min_idle_us: idle_us,
+            max_idle_us: idle_us,
+        });
+    }
+
+    pub fn merge(&mut self, o: &IdleClosed) {
+        if o.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *o;
+            return;
+        }
+        self.count += o.count;
+        self.min_idle_us = self.min_idle_us.min(o.min_idle_us);
+        self.max_idle_us = self.max_idle_us.max(o.max_idle_us);
+    }
 }
 
 impl MetricsSnapshot {
@@ -81,6 +127,7 @@ impl MetricsSnapshot {
         self.waits.total_ns += o.waits.total_ns;
         self.waits.max_ns = self.waits.max_ns.max(o.waits.max_ns);
         self.streams_allowed.extend(&o.streams_allowed);
+        self.idle_closed.merge(&o.idle_closed);
     }
 
     /// The smallest stream limit a server set on these connections

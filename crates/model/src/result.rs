@@ -84,6 +84,10 @@ pub struct CellResult {
     /// on another connection: not errors.
     #[serde(default)]
     pub resent: u64,
+    /// Reuses of connections that had sat idle: those the server had
+    /// closed, and the longest idle that still worked.
+    #[serde(default, skip_serializing_if = "crate::IdleReuse::is_empty")]
+    pub idle_reuse: crate::IdleReuse,
     /// With `--slo`: the bounds this cell broke (empty: it met them all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo_breaches: Option<Vec<String>>,

@@ -62,6 +62,10 @@ pub struct TuneResult {
     pub stopped_early: Option<String>,
     /// Wall time of the whole search, seconds.
     pub elapsed_s: f64,
+    /// What the server does with idle connections, read or measured
+    /// (`None`: not looked at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_idle: Option<crate::ServerIdle>,
 }
 
 impl TuneResult {
@@ -96,6 +100,7 @@ impl TuneResult {
             fleet: None,
             stopped_early: None,
             elapsed_s: 0.0,
+            server_idle: None,
         }
     }
 }
@@ -200,6 +205,9 @@ pub struct TuneRecommendation {
     pub tied_with: Vec<usize>,
     /// How to set it in the clients people use.
     pub settings: Vec<ClientSetting>,
+    /// The acquire timeout and idle timeout to set with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts: Option<crate::PoolTimeouts>,
 }
 
 /// One client library's setting.
@@ -282,6 +290,10 @@ pub struct TunePoint {
     /// connection).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams_allowed: Option<u64>,
+    /// p99.9 of the checkout wait (waiting for a connection), µs, over
+    /// the point's runs (`None` in results saved before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkout_wait_p999_us: Option<f64>,
 }
 
 /// A conclusion in words, with the figures it rests on.

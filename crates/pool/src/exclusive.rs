@@ -132,7 +132,10 @@ impl<C: Connector> Exclusive<C> {
                 take_home_first(&mut s.idle);
                 while let Some(mut t) = s.idle.pop_back() {
                     match self.unusable(&mut t, lower, upper) {
-                        Some(cause) => closed.push((t, cause)),
+                        Some(cause) => {
+                            self.found_closed(&t, cause);
+                            closed.push((t, cause));
+                        }
                         None => {
                             if let Some(i) = t.holder {
                                 s.holders[i] = me;
@@ -264,6 +267,9 @@ impl<C: Connector> Exclusive<C> {
         if let Some(i) = conn.as_ref().and_then(|t| t.holder) {
             s.holders[i] = 0;
         }
+        if let Some(t) = conn.as_mut() {
+            t.returned = Instant::now();
+        }
         let State {
             waiters, holders, ..
         } = &mut *s;
@@ -297,6 +303,14 @@ impl<C: Connector> Exclusive<C> {
         self.close_all(closed);
         if self.core < self.size && self.metrics.open() > self.core as u64 {
             self.reap();
+        }
+    }
+
+    /// An idle connection found broken: its server closed it while it sat
+    /// idle, counted with how long it had.
+    fn found_closed(&self, t: &Tracked<C::Conn>, cause: CloseCause) {
+        if cause == CloseCause::Broken {
+            self.metrics.closed_while_idle(t.returned.elapsed());
         }
     }
 
@@ -343,6 +357,7 @@ impl<C: Connector> Exclusive<C> {
                 };
                 match cause {
                     Some(cause) => {
+                        self.found_closed(&t, cause);
                         excess = excess.saturating_sub(1);
                         closed.push((t, cause));
                     }

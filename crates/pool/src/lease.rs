@@ -66,6 +66,19 @@ impl<C: Connector> Lease<C> {
         }
     }
 
+    /// How long the connection has sat idle since it was last given back
+    /// (`None`: opened for this lease, or a shared connection). Read it
+    /// right after the checkout, before [`Lease::take_connect_time`].
+    pub fn idle_for(&self) -> Option<std::time::Duration> {
+        match &self.kind {
+            Kind::Exclusive { conn, .. } => conn
+                .as_ref()
+                .filter(|t| t.fresh.is_none())
+                .map(|t| t.returned.elapsed()),
+            Kind::Slot { .. } => None,
+        }
+    }
+
     fn conn(&self) -> &C::Conn {
         match &self.kind {
             Kind::Exclusive { conn, .. } => {

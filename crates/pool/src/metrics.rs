@@ -1,5 +1,5 @@
 use crate::wait::WaitHistogram;
-use poolbench_model::MetricsSnapshot;
+use poolbench_model::{IdleClosed, MetricsSnapshot};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Why a connection was closed.
@@ -37,6 +37,8 @@ pub(crate) struct Metrics {
     /// has such a setting (0: no limit set); at most [`MOST_ADVERTISED`]
     /// connections kept.
     advertised: std::sync::Mutex<Vec<u64>>,
+    /// Idle connections found closed by their server.
+    idle_closed: std::sync::Mutex<IdleClosed>,
 }
 
 /// Connections whose advertised streams are kept.
@@ -82,6 +84,11 @@ impl Metrics {
             });
         }
     }
+    /// An idle connection found closed by its server after `idle`.
+    pub(crate) fn closed_while_idle(&self, idle: std::time::Duration) {
+        let mut c = self.idle_closed.lock().unwrap_or_else(|e| e.into_inner());
+        c.add(idle.as_micros() as u64);
+    }
     pub(crate) fn timeout(&self) {
         self.timeouts.fetch_add(1, Relaxed);
     }
@@ -126,6 +133,7 @@ impl Metrics {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone(),
+            idle_closed: *self.idle_closed.lock().unwrap_or_else(|e| e.into_inner()),
         }
     }
 }

@@ -13,6 +13,10 @@ pub(crate) struct Tracked<T> {
     pub(crate) fresh: Option<Duration>,
     /// The thread that last gave it back ([`this_thread`]).
     pub(crate) home: u64,
+    /// When it was last given back, by the real clock (the coarse one
+    /// may be a second off: too coarse to tell how long a server keeps an
+    /// idle connection).
+    pub(crate) returned: Instant,
 }
 
 /// The current thread as a small non-zero number, cheap to read: a
@@ -46,6 +50,7 @@ impl<T> Tracked<T> {
             holder,
             fresh: None,
             home: this_thread(),
+            returned: now,
         }
     }
 

@@ -24,6 +24,7 @@ mod timeline_chart;
 mod tune_fleet;
 mod tune_html;
 mod tune_text;
+mod tune_timeouts;
 mod tune_views;
 
 use poolbench_model::{LoadModel, RunResult};

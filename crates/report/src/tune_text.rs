@@ -105,11 +105,14 @@ pub fn render_tune_text(r: &TuneResult) -> String {
                 sizes.join(", ")
             );
         }
+        t.push_str(&crate::tune_timeouts::block(r));
         let _ = writeln!(t, "How to set it:");
         for s in &p.settings {
             let _ = writeln!(t, "  {:<30} {}", s.client, s.setting);
         }
         t.push('\n');
+    } else {
+        t.push_str(&crate::tune_timeouts::block(r));
     }
     if !r.inferences.is_empty() {
         let _ = writeln!(t, "What the search saw:");

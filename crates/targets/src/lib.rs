@@ -11,6 +11,7 @@ pub mod grpc;
 pub mod http1;
 pub mod http2;
 pub mod https;
+mod idle;
 pub mod library;
 pub mod mysql;
 mod net;

@@ -19,6 +19,7 @@ pub(crate) mod fleet_overcommit;
 pub(crate) mod generator_hiccups;
 pub(crate) mod generator_saturated;
 pub(crate) mod idle_hoard;
+pub(crate) mod idle_reuse_race;
 mod machine_busy;
 mod nested_checkout;
 mod nested_checkout_starvation;
@@ -51,6 +52,7 @@ pub const CHECKS: &[Check] = &[
     generator_hiccups::CHECK,
     generator_saturated::CHECK,
     idle_hoard::CHECK,
+    idle_reuse_race::CHECK,
     machine_busy::CHECK,
     nested_checkout::CHECK,
     nested_checkout_starvation::CHECK,

@@ -12,6 +12,7 @@ mod pool_search;
 mod search;
 mod searcher;
 mod settings;
+mod timeouts;
 mod verdict;
 mod vet;
 
@@ -27,7 +28,8 @@ pub use pool_search::{
 };
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
-pub use settings::settings;
+pub use settings::{settings, settings_with};
+pub use timeouts::{acquire_ms, client_idle_s, timeouts, ACQUIRE_FLOOR_MS, ACQUIRE_HEADROOM};
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
 use poolbench_model::findings::Id;
@@ -56,32 +58,12 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
     let mut answers = Vec::new();
     let mut winners: Vec<(&TunePoint, Vec<usize>)> = Vec::new();
     for family in &result.families {
-        let confirmed: Vec<&TunePoint> = result
-            .points
-            .iter()
-            .filter(|p| p.phase == TunePhase::Confirm && family_of(&p.strategy) == family)
-            .collect();
-        let earlier = result.families_found.iter().find(|a| &a.family == family);
-        // The last reference of the family's search (a reference that broke
-        // the bounds was replaced by a lower one).
-        let reference = result
-            .comparisons
-            .iter()
-            .rev()
-            .find(|c| &c.family == family)
-            .map(|c| c.reference);
-        let compared: Vec<&TuneComparison> = result
-            .comparisons
-            .iter()
-            .filter(|c| &c.family == family && Some(c.reference) == reference)
-            .collect();
-        let answer = match (confirmed.is_empty(), compared.is_empty()) {
-            (true, _) => Err(earlier
-                .and_then(|a| a.reason.clone())
-                .unwrap_or_else(|| "the search did not reach its confirmation".into())),
-            (false, true) => decide(&confirmed, slo.as_ref(), stall_s),
-            (false, false) => paired_pick(&result.points, &compared, family, slo.as_ref(), stall_s),
-        };
+        let answer = family_answer(
+            (&result.points, &result.comparisons, &result.families_found),
+            family,
+            slo.as_ref(),
+            stall_s,
+        );
         answers.push(match &answer {
             Ok((p, _)) => FamilyAnswer {
                 family: family.clone(),
@@ -118,6 +100,9 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
     (result.recommendation, result.reason) = match vetted {
         Some(Ok((p, tied))) => {
             let mut r = recommendation(p, tied, scheme);
+            let t = timeouts(p, slo.as_ref(), result.server_idle.as_ref());
+            r.settings = settings_with(scheme, &r.strategy, r.pool_size, &t);
+            r.timeouts = (t != Default::default()).then_some(t);
             r.cap = vet::cap_reason(result, p);
             let ceiling = vet::ceiling(result, p);
             result.inferences.extend(ceiling);
@@ -127,6 +112,39 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         None => (None, Some(no_pick_reason(result))),
     };
     fleet::conclude(result);
+}
+
+/// One family's answer: from its paired comparisons, or (results saved
+/// before them) from its confirmation points alone.
+fn family_answer<'a>(
+    (points, comparisons, found): (&'a [TunePoint], &[TuneComparison], &[FamilyAnswer]),
+    family: &str,
+    slo: Option<&Slo>,
+    stall_s: f64,
+) -> Result<(&'a TunePoint, Vec<usize>), String> {
+    let confirmed: Vec<&TunePoint> = points
+        .iter()
+        .filter(|p| p.phase == TunePhase::Confirm && family_of(&p.strategy) == family)
+        .collect();
+    let earlier = found.iter().find(|a| a.family == family);
+    // The last reference of the family's search (a reference that broke
+    // the bounds was replaced by a lower one).
+    let reference = comparisons
+        .iter()
+        .rev()
+        .find(|c| c.family == family)
+        .map(|c| c.reference);
+    let compared: Vec<&TuneComparison> = comparisons
+        .iter()
+        .filter(|c| c.family == family && Some(c.reference) == reference)
+        .collect();
+    match (confirmed.is_empty(), compared.is_empty()) {
+        (true, _) => Err(earlier
+            .and_then(|a| a.reason.clone())
+            .unwrap_or_else(|| "the search did not reach its confirmation".into())),
+        (false, true) => decide(&confirmed, slo, stall_s),
+        (false, false) => paired_pick(points, &compared, family, slo, stall_s),
+    }
 }
 
 /// A family's answer from its paired comparisons: the smallest size
@@ -171,6 +189,7 @@ fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRec
         p99_us: p.p99_us,
         cap: None,
         tied_with,
+        timeouts: None,
     }
 }
 

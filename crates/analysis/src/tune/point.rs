@@ -78,6 +78,7 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
             .iter()
             .filter_map(|c| c.generator_cpu)
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
+        checkout_wait_p999_us: wait_p999_us(runs),
         hiccup_p99_us: runs
             .iter()
             .map(|c| c.generator_hiccups_us.p99)
@@ -128,6 +129,17 @@ fn weighted(runs: &[CellResult], f: impl Fn(&CellResult) -> f64) -> f64 {
 }
 
 /// The successes' latency over every run: their histograms added.
+/// p99.9 of the checkout wait over the runs, µs (`None` where a
+/// histogram cannot be read).
+fn wait_p999_us(runs: &[CellResult]) -> Option<f64> {
+    let mut h = new_histogram();
+    for c in runs {
+        let d = decode_histogram(&c.histograms.checkout_wait_ns).ok()?;
+        h.add(&d).ok()?;
+    }
+    Some(h.value_at_quantile(0.999) as f64 / 1000.0)
+}
+
 fn merged_latency(runs: &[CellResult]) -> Summary {
     let mut h = new_histogram();
     for c in runs {

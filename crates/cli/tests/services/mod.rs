@@ -52,6 +52,12 @@ pub fn nginx_urls() -> (String, String) {
     )
 }
 
+/// nginx's HTTP/1.1 server that closes idle connections after 3 s
+/// (`keepalive_timeout 3s`, no Keep-Alive header).
+pub fn nginx_keepalive_url() -> String {
+    env_url("POOLBENCH_NGINX_KEEPALIVE_URL")
+}
+
 /// nginx over TLS: its URLs (sessions resumable; a self-signed
 /// CA-flagged certificate; client certificates required) and the files
 /// (the self-signed certificate, a client certificate and key signed by
@@ -286,6 +292,11 @@ impl OwnPostgres {
             .status()
             .expect("services.sh runs");
         assert!(status.success(), "services.sh {cmd} failed");
+    }
+
+    /// Its directory (services.sh's DIR: sockets, logs, data).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     pub fn stop(&self) {

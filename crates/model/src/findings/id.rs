@@ -18,6 +18,7 @@ pub enum Id {
     GeneratorHiccups,
     GeneratorSaturated,
     IdleHoard,
+    IdleReuseRace,
     MachineBusy,
     NestedCheckout,
     NestedCheckoutStarvation,
@@ -41,7 +42,7 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 25] = [
+    pub const ALL: [Id; 26] = [
         Id::BatchingServer,
         Id::ClosedLoopCeiling,
         Id::DelayedAck,
@@ -51,6 +52,7 @@ impl Id {
         Id::GeneratorHiccups,
         Id::GeneratorSaturated,
         Id::IdleHoard,
+        Id::IdleReuseRace,
         Id::MachineBusy,
         Id::NestedCheckout,
         Id::NestedCheckoutStarvation,
@@ -81,6 +83,7 @@ impl Id {
             Id::GeneratorHiccups => "generator-hiccups",
             Id::GeneratorSaturated => "generator-saturated",
             Id::IdleHoard => "idle-hoard",
+            Id::IdleReuseRace => "idle-reuse-race",
             Id::MachineBusy => "machine-busy",
             Id::NestedCheckout => "nested-checkout",
             Id::NestedCheckoutStarvation => "nested-checkout-starvation",
@@ -128,7 +131,8 @@ impl Id {
             Id::StreamsCapped => 13,
             Id::PoolQueueing => 14,
             Id::TlsHandshakeBound => 15,
-            Id::Reconnects => 16,
+            Id::IdleReuseRace => 16,
+            Id::Reconnects => 17,
             Id::BatchingServer
             | Id::FewSamples
             | Id::FleetOvercommit

@@ -3,6 +3,7 @@
 //! connection by the client's statement cache). A MySQL connection answers
 //! one query at a time, so the slot strategies queue on it as on HTTP/1.1.
 mod errors;
+mod idle_settings;
 pub(crate) mod limits;
 mod pool;
 mod settings;

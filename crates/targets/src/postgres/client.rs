@@ -201,10 +201,21 @@ impl PostgresTarget {
 
     /// Open a bare client (no statement prepared).
     pub async fn client(&self) -> Result<Client, RequestError> {
+        self.client_with(&self.config).await
+    }
+
+    /// A bare client of database `dbname` on the same server, as the
+    /// same user (a pooler's admin console: `pgbouncer`).
+    pub(crate) async fn client_to(&self, dbname: &str) -> Result<Client, RequestError> {
+        let mut config = (*self.config).clone();
+        config.dbname(dbname);
+        self.client_with(&config).await
+    }
+
+    async fn client_with(&self, config: &Config) -> Result<Client, RequestError> {
         let connect = async {
             let stream = self.opener.open(self.connect_timeout).await?;
-            let (client, conn) = self
-                .config
+            let (client, conn) = config
                 .connect_raw(stream, NoTls)
                 .await
                 .map_err(|e| classify(&e))?;

@@ -3,10 +3,12 @@
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;
+mod idle_settings;
 pub(crate) mod limits;
 pub(crate) mod modes;
 mod params;
 mod pgbouncer;
+mod pooler_idle;
 pub(crate) mod settings;
 mod stream;
 mod survey_query;

@@ -7,6 +7,7 @@
 mod client;
 mod dial;
 mod errors;
+mod idle_settings;
 pub(crate) mod limits;
 pub(crate) mod resp;
 mod wire;
