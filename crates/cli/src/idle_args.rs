@@ -7,7 +7,7 @@ use std::time::Duration;
 pub(crate) struct IdleArgs {
     /// Longest idle gap the idle probe holds a connection for, where the
     /// server does not say how long it keeps idle connections (plain
-    /// HTTP/1.1): connections idle for gaps up to this (and up to half
+    /// HTTP/1.1): connections idle for gaps up to this (and up to a quarter
     /// of --budget, which the probe's time comes out of) find when the
     /// server closes them.
     #[arg(long, default_value = "2m", value_parser = parse::positive_duration)]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// The result the search begins from, with what the server does with
 /// idle connections, learned first (before any load, on connections of
-/// its own, with up to half the budget); the time that took comes out of
+/// its own, with up to a quarter of the budget); the time that took comes out of
 /// `setup`'s budget.
 pub(crate) fn skeleton(a: &TuneArgs, base: &Plan, setup: &mut Setup, embedded: bool) -> TuneResult {
     let started = std::time::Instant::now();
@@ -22,7 +22,7 @@ pub(crate) fn skeleton(a: &TuneArgs, base: &Plan, setup: &mut Setup, embedded: b
             source: "the built-in server's keep-alive timeout".into(),
             ..ServerIdle::default()
         }),
-        false => server_idle(&a.idle, base, setup.budget / 2, a.quiet),
+        false => server_idle(&a.idle, base, setup.budget / 4, a.quiet),
     };
     setup.budget = setup.budget.saturating_sub(started.elapsed());
     let mut skeleton = TuneResult::begin(

@@ -3,8 +3,9 @@
 //! nothing, measured: connections of the probe's own each make one
 //! request, sit idle for a gap, and are looked at (end of stream, reset or
 //! an unasked answer: closed). The gaps grow by a quarter from 0.5 s to
-//! the bound, all at once, until one is found closed; then gaps between
-//! the last open and the first closed one narrow it to 5%.
+//! the bound, idle at once (their requests one after another), until one
+//! is found closed; then gaps between the last open and the first closed
+//! one narrow it to 5%.
 use super::Http1Target;
 use crate::{ErrorKind, RequestError};
 use poolbench_model::{IdleBracket, ServerIdle};
@@ -112,14 +113,16 @@ impl Http1Target {
         Ok(b)
     }
 
-    /// Every gap of `gaps` (ascending) on a connection of its own, at
-    /// once; `b` narrowed by what they show. Stops at the first closed.
+    /// Every gap of `gaps` (ascending) on a connection of its own, idle
+    /// at once; `b` narrowed by what they show. Stops at the first closed.
+    /// Their requests go one at a time: never more than one of the
+    /// probe's in flight, so a service that fails with a few more (one
+    /// that freezes above its pool) is not pushed over by the probe.
     async fn pass(&self, gaps: &[f64], b: &mut IdleBracket) -> Result<(), RequestError> {
         let mut set = tokio::task::JoinSet::new();
         for &gap in gaps {
-            let target = self.clone();
+            let (mut stream, _) = self.idle_connection().await?;
             set.spawn(async move {
-                let (mut stream, _) = target.idle_connection().await?;
                 tokio::time::sleep(Duration::from_secs_f64(gap)).await;
                 Ok::<_, RequestError>((gap, closed(&mut stream).await))
             });
