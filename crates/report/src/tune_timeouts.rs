@@ -35,6 +35,8 @@ fn server_line(idle: &ServerIdle, client_s: Option<f64>) -> String {
             None => format!("measured on {} connections", b.connections),
         },
         (None, "") => String::new(),
+        // A source that names its owner ("the built-in server's …") as is.
+        (None, source) if source.starts_with("the ") => source.to_string(),
         (None, source) => format!("its {source}"),
     };
     let note = idle
