@@ -25,6 +25,9 @@ pub(crate) fn text(t: &mut String, r: &TuneResult) {
         if let Some(n) = &f.note {
             let _ = writeln!(t, "  ({n})");
         }
+        if let Some(why) = shortfall(r, f) {
+            let _ = writeln!(t, "  {why}");
+        }
         t.push('\n');
     }
     if let Some(a) = &r.adaptive {
@@ -84,6 +87,32 @@ pub(crate) fn html(h: &mut String, r: &TuneResult) {
         }
         h.push_str("</table>\n");
     }
+}
+
+/// Why a division that does not hold fell short: its replicas hold fewer
+/// connections than the one process's pick, and what would not fit.
+fn shortfall(r: &TuneResult, f: &FleetCheck) -> Option<String> {
+    let fleet = r.fleet.as_ref()?;
+    let (pick, per) = (
+        r.recommendation.as_ref()?.pool_size as u64,
+        fleet.pool_per_replica?,
+    );
+    let n = f.replicas as u64;
+    if f.holds || n * per >= pick {
+        return None;
+    }
+    let need = pick.div_ceil(n);
+    Some(match fleet.budget {
+        Some(b) if n * need > b => format!(
+            "{n} × {per} = {} connections against the one process's {pick}: {need} each ({}) would exceed the budget of {b}; fewer replicas or a larger budget",
+            n * per,
+            n * need
+        ),
+        _ => format!(
+            "{n} × {per} = {} connections against the one process's {pick}: set {need} each",
+            n * per
+        ),
+    })
 }
 
 fn fleet_sentence(f: &FleetCheck) -> String {
