@@ -207,11 +207,11 @@ impl<T: Target> Checked<T> {
         }
     }
 
-    /// How long the connection sat idle before this checkout (`None`:
-    /// opened for it, shared, or a library's pool that does not say).
-    pub(crate) fn idle_for(&self) -> Option<Duration> {
+    /// When the connection was last given back (`None`: opened for this
+    /// checkout, shared, or a library's pool that does not say).
+    pub(crate) fn returned_at(&self) -> Option<Instant> {
         match self {
-            Checked::Ours(l) => l.idle_for(),
+            Checked::Ours(l) => l.returned_at(),
             _ => None,
         }
     }

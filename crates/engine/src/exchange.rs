@@ -176,7 +176,8 @@ impl<T: Target> Shared<T> {
                 Err(fault) => return (Err(fault), Instant::now()),
             };
             let t1 = Instant::now();
-            let idle = lease.idle_for();
+            // Idle until this checkout: no clock read beyond `t1`.
+            let idle = lease.returned_at().map(|r| t1.saturating_duration_since(r));
             let opened = lease.take_connect_time();
             if let Some(c) = opened {
                 *connect.get_or_insert(Duration::ZERO) += c;

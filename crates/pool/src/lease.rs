@@ -66,15 +66,16 @@ impl<C: Connector> Lease<C> {
         }
     }
 
-    /// How long the connection has sat idle since it was last given back
-    /// (`None`: opened for this lease, or a shared connection). Read it
+    /// When the connection was last given back (`None`: opened for this
+    /// lease, or a shared connection): its idle time is the checkout's
+    /// clock reading less this, with no clock read of its own. Read it
     /// right after the checkout, before [`Lease::take_connect_time`].
-    pub fn idle_for(&self) -> Option<std::time::Duration> {
+    pub fn returned_at(&self) -> Option<std::time::Instant> {
         match &self.kind {
             Kind::Exclusive { conn, .. } => conn
                 .as_ref()
                 .filter(|t| t.fresh.is_none())
-                .map(|t| t.returned.elapsed()),
+                .map(|t| t.returned),
             Kind::Slot { .. } => None,
         }
     }
