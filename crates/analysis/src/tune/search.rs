@@ -5,7 +5,7 @@ use super::capacity::{
     capacity, capacity_points, service_time_us, split_at_cliff, stall_threshold,
 };
 use super::point::failure;
-use poolbench_model::{Slo, TunePoint};
+use poolbench_model::{Slo, TunePhase, TunePoint};
 
 /// Bounds of the capacity search.
 #[derive(Clone, Copy, Debug)]
@@ -38,15 +38,16 @@ pub fn next_level(
     if let Some((at, _)) = cliff {
         // A failure seen once is measured again (after the service has
         // recovered) before it counts as the cliff.
-        let tries = points
-            .iter()
-            .filter(|p| p.phase == poolbench_model::TunePhase::Capacity && p.in_flight == at)
-            .count();
-        let failed_once = points
-            .iter()
-            .filter(|p| p.in_flight == at && p.phase == poolbench_model::TunePhase::Capacity)
-            .any(|p| failure(p, slo, stall_s).is_some());
-        if tries < 2 && failed_once {
+        // A freeze that left one request alone unanswered for seconds is
+        // not noise: provoking it again would only freeze the service
+        // again (and a freeze may outlast what the user allowed).
+        let at_level = |p: &&TunePoint| p.phase == TunePhase::Capacity && p.in_flight == at;
+        let tries = points.iter().filter(at_level).count();
+        let failed: Vec<usize> = (0..points.len())
+            .filter(|&i| at_level(&&points[i]) && failure(&points[i], slo, stall_s).is_some())
+            .collect();
+        let hard = failed.iter().any(|&i| froze_hard(points, i));
+        if tries < 2 && !failed.is_empty() && !hard {
             return Some(at);
         }
     }
@@ -78,6 +79,20 @@ pub fn next_level(
         }
     }
     None
+}
+
+/// How long the first one-request probe after a failing point went
+/// unanswered for the failure to count without being measured again.
+const HARD_FREEZE_US: f64 = 5e6;
+
+/// The service, after failing at `points[i]`, did not answer its first
+/// recovery probe (one request alone) within `HARD_FREEZE_US`.
+fn froze_hard(points: &[TunePoint], i: usize) -> bool {
+    points[i + 1..]
+        .iter()
+        .take_while(|p| p.phase == TunePhase::Recovery)
+        .find(|p| p.in_flight == 1)
+        .is_some_and(|p| p.requests == p.errors || p.mean_us >= HARD_FREEZE_US)
 }
 
 /// Whether raising further would tell nothing new: past the client's

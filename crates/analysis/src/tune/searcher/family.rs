@@ -10,7 +10,7 @@ use crate::tune::point::point_of;
 use crate::tune::pool_search::{
     confirmed_pick, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS, MOST_ROUNDS,
 };
-use crate::tune::verdict::meets;
+use crate::tune::verdict::{meets, WITHIN_BEST};
 use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
 /// Picks a family's confirmation may reject before the reference is taken.
@@ -261,13 +261,32 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     }
 
     /// The largest pool worth trying: the client's load, below the cliff,
-    /// within the search's most.
+    /// within the search's most; on a service whose throughput falls past
+    /// its peak, the most in flight still within 5% of the peak (more
+    /// would be a worse reference, against which every size looks good).
     fn upper(&self, in_flight: usize) -> usize {
         let cap = &self.result.capacity;
         let below_cliff = cap
             .cliff_in_flight
             .map_or(usize::MAX, |c| c.saturating_sub(1));
-        in_flight.min(below_cliff).min(self.setup.most_in_flight)
+        let upper = in_flight.min(below_cliff).min(self.setup.most_in_flight);
+        match cap.retrograde_from.filter(|&r| r <= upper) {
+            Some(fall) => self.near_peak_below(fall).unwrap_or(upper),
+            None => upper,
+        }
+    }
+
+    /// The most in flight below `fall` the capacity search measured
+    /// without a failure and within 5% of its peak.
+    fn near_peak_below(&self, fall: usize) -> Option<usize> {
+        let slo = self.setup.slo.clone();
+        let peak = self.result.capacity.max_rps;
+        capacity_points(&self.result.points)
+            .into_iter()
+            .filter(|p| p.in_flight < fall && p.throughput_rps >= WITHIN_BEST * peak)
+            .filter(|p| failure(p, slo.as_ref(), self.stall_s()).is_none())
+            .map(|p| p.in_flight)
+            .max()
     }
 
     fn out_of_time(&mut self, family: &str) -> Result<(), M::Error> {
