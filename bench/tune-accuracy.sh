@@ -216,8 +216,10 @@ start_python() {
 
 # PostgreSQL by scripts/services.sh; sets $pg_dir.
 start_pg_server() {
-    pg_dir=$tmp/pg-services
-    mkdir -p "$pg_dir"
+    # A fresh directory each time: a stopped server's data stays behind
+    # and initdb refuses a directory that is not empty.
+    pg_dir=$(mktemp -d "$tmp/pg-services.XXXX")
+    chmod 755 "$pg_dir"
     scripts/services.sh start "$pg_dir" pg >"$tmp/pg-services.log" 2>&1 || {
         cat "$tmp/pg-services.log" >&2
         return 1

@@ -158,6 +158,7 @@ fn the_pool_search_finds_the_smallest_pool_within_5_percent_of_the_reference() {
         let bounds = PoolBounds {
             upper,
             guesses: guesses.to_vec(),
+            least: 1,
         };
         let mut comps: Vec<TuneComparison> = Vec::new();
         let chosen = loop {
@@ -186,6 +187,31 @@ fn the_pool_search_finds_the_smallest_pool_within_5_percent_of_the_reference() {
             assert_eq!(comps[0].pool_size, servers);
             assert!(comps.len() <= 4, "{servers}: {} comparisons", comps.len());
         }
+    }
+}
+
+#[test]
+fn no_size_below_the_least_is_judged() {
+    // 100 in flight, 10 streams a connection: 10 connections are the
+    // least; 9 would leave 10 requests waiting in the client.
+    let bounds = PoolBounds {
+        upper: 100,
+        guesses: vec![10],
+        least: 10,
+    };
+    assert_eq!(next_pool(&[], &bounds), PoolStep::Compare(10));
+    let comps = [compared(TunePhase::Pool, 10, 100, 1.0, 2)];
+    let refs: Vec<&TuneComparison> = comps.iter().collect();
+    assert_eq!(
+        next_pool(&verdicts(&refs, &[]), &bounds),
+        PoolStep::Done(10)
+    );
+    // 10 short of the line: up from it, never below.
+    let comps = [compared(TunePhase::Pool, 10, 100, 0.8, 2)];
+    let refs: Vec<&TuneComparison> = comps.iter().collect();
+    match next_pool(&verdicts(&refs, &[]), &bounds) {
+        PoolStep::Compare(n) => assert!(n > 10 && n < 100, "{n}"),
+        other => panic!("{other:?}"),
     }
 }
 

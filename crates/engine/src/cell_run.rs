@@ -80,7 +80,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
         Some(at) => Some(wait_for(at).await),
         None => None,
     };
-    let run = Started::now(strategy, target, plan, live.is_some());
+    let run = Started::now(strategy, target, plan, &cell, live.is_some());
     if let Some(live) = live {
         live.run_started(run.view());
     }
@@ -123,7 +123,13 @@ struct Started<T: Target + Clone> {
 
 impl<T: Target + Clone> Started<T> {
     /// The cell's clock starts: warm-up now, the measured window after it.
-    fn now(strategy: Checkout<T>, target: T, plan: &Plan, watched: bool) -> Started<T> {
+    fn now(
+        strategy: Checkout<T>,
+        target: T,
+        plan: &Plan,
+        cell: &CellSpec,
+        watched: bool,
+    ) -> Started<T> {
         let cpu_before = (process_cpu(), machine_jiffies());
         let origin = Instant::now();
         let started_unix_s = std::time::SystemTime::now()
@@ -150,6 +156,10 @@ impl<T: Target + Clone> Started<T> {
             end,
             ramp: plan.ramp.clone(),
             in_flight: watched.then(|| Arc::new(AtomicU64::new(0))),
+            line: match strategy {
+                Checkout::Ours(_) => crate::line::Line::fits(cell, plan, origin),
+                _ => None,
+            },
         });
         let opened_at_start = {
             let strategy = strategy.clone();

@@ -125,6 +125,20 @@ impl<T: Target> Checkout<T> {
         }
     }
 
+    /// A worker waited `wait` in the engine's line (our pools only).
+    pub(crate) fn waited_in_line(&self, wait: Duration) {
+        if let Checkout::Ours(s) = self {
+            s.waited_in_line(wait);
+        }
+    }
+
+    /// A worker in the engine's line gave up at the checkout timeout.
+    pub(crate) fn timed_out_in_line(&self) {
+        if let Checkout::Ours(s) = self {
+            s.timed_out_in_line();
+        }
+    }
+
     pub(crate) fn metrics(&self) -> MetricsSnapshot {
         match self {
             Checkout::Ours(s) => s.metrics(),

@@ -1,5 +1,7 @@
 //! Closed loop: each worker acquires, sends, releases, pauses for
-//! `--think-time` if there is one, and goes again. A worker whose requests
+//! `--think-time` if there is one, and goes again (at `pool:N` with more
+//! workers than connections, N loops serve the workers in a line:
+//! `line.rs`). A worker whose requests
 //! keep failing to reach the target (refused, reset) backs off before the
 //! next, so a dead target costs no CPU.
 use crate::exchange::{Shared, Window};
@@ -23,9 +25,13 @@ pub(crate) async fn worker<T: Target>(
     // This worker's turn at `round-robin:N`: its requests go to the
     // connections one after another, from its own number on.
     let mut turn = id;
+    // With a line: when the worker this loop serves next began to wait.
+    let mut waited_from: Option<Instant> = None;
+    let mut gave_up = Vec::new();
     loop {
-        let mut start = Instant::now();
-        if start >= shared.end || shared.budget_spent() {
+        let now = Instant::now();
+        let mut start = waited_from.take().unwrap_or(now);
+        if now >= shared.end || shared.budget_spent() {
             return;
         }
         if let Some(ramp) = &shared.ramp {
@@ -57,6 +63,15 @@ pub(crate) async fn worker<T: Target>(
             // connection sits idle in the pool meanwhile.
             let wake = (Instant::now() + shared.think).min(shared.end);
             tokio::time::sleep_until(wake.into()).await;
+        }
+        if let Some(line) = &shared.line {
+            // This worker to the back of the line, the oldest waiting next.
+            let next = line.pass(done, &mut gave_up);
+            shared.gave_up(&recorders, &mut gave_up);
+            if next < done {
+                shared.strategy.waited_in_line(done - next);
+            }
+            waited_from = Some(next);
         }
         unreachable = if down { unreachable + 1 } else { 0 };
         if unreachable > 1 {

@@ -67,7 +67,11 @@ impl<T: Target + Clone> Drive<T> {
 
     /// `concurrency` workers, on the load threads where given.
     pub(crate) async fn closed(self, threads: Option<&LoadThreads>) -> Drained {
-        let handles: Vec<_> = (0..self.concurrency)
+        let loops = match &self.shared.line {
+            Some(line) => line.runners,
+            None => self.concurrency,
+        };
+        let handles: Vec<_> = (0..loops)
             .map(|id| {
                 let worker = closed::worker(self.shared.clone(), id, self.recorders.clone());
                 match threads {
@@ -96,6 +100,10 @@ impl<T: Target + Clone> Drive<T> {
             }
         }
         stopper.abort();
+        if let Some(line) = &self.shared.line {
+            let mut gave_up = line.gave_up_by(self.shared.end);
+            self.shared.gave_up(&self.recorders, &mut gave_up);
+        }
         Drained {
             unfinished,
             dropped: 0,

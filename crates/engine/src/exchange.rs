@@ -3,6 +3,7 @@
 use crate::checkout::{Checked, Checkout};
 use crate::counts::bucket;
 use crate::record::{Fault, Recorder, Timing};
+use crate::thread_recorders::ThreadRecorders;
 use poolbench_targets::{ErrorKind, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -39,6 +40,9 @@ pub(crate) struct Shared<T: Target> {
     pub(crate) ramp: Option<poolbench_model::Ramp>,
     /// Exchanges under way, counted only for a live view.
     pub(crate) in_flight: Option<Arc<AtomicU64>>,
+    /// `pool:N` with more workers than connections: the workers that wait
+    /// (see `line.rs`).
+    pub(crate) line: Option<crate::line::Line>,
 }
 
 /// One exchange counted in flight until it ends (or is dropped).
@@ -126,6 +130,18 @@ impl<T: Target> Shared<T> {
         }
         rec.last_done = Some(done);
         Window::Measured
+    }
+
+    /// Waits in the line that passed the checkout timeout: each a
+    /// `checkout-timeout` error where it gave up, as a pool waiter's.
+    pub(crate) fn gave_up(&self, recorders: &ThreadRecorders, starts: &mut Vec<Instant>) {
+        let Some(line) = &self.line else { return };
+        let after = line.give_up();
+        for start in starts.drain(..) {
+            self.strategy.timed_out_in_line();
+            let fault: Fault = ErrorKind::CheckoutTimeout.into();
+            recorders.with(|r| self.record(r, start, start + after, Err(fault), after));
+        }
     }
 
     /// A lease, and with `nested` a second one taken while holding the

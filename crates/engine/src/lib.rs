@@ -21,6 +21,7 @@ mod hiccup;
 mod idle_watch;
 pub mod interrupt;
 mod intervals;
+mod line;
 mod live;
 mod open;
 mod precise_wake;

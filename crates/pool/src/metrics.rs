@@ -66,6 +66,11 @@ impl Metrics {
     pub(crate) fn waited_for(&self, wait: std::time::Duration) {
         self.waits.record(wait);
     }
+    /// A checkout that waited outside the pool, in its caller's line.
+    pub(crate) fn waited_in_line(&self, wait: std::time::Duration) {
+        self.waited.fetch_add(1, Relaxed);
+        self.waits.record(wait);
+    }
     pub(crate) fn nested_wait(&self) {
         self.nested_waits.fetch_add(1, Relaxed);
     }

@@ -228,6 +228,23 @@ impl<C: Connector> Strategy<C> {
         }
     }
 
+    /// A caller waited `wait` in a line of its own before asking (a load
+    /// generator that runs as many loops as connections and keeps its
+    /// other workers in a FIFO line): counted as a checkout that waited.
+    pub fn waited_in_line(&self, wait: Duration) {
+        if let Inner::Exclusive(e) = &*self.inner {
+            e.metrics.waited_in_line(wait);
+        }
+    }
+
+    /// A caller gave up waiting in its own line at the checkout timeout:
+    /// counted as a checkout timeout.
+    pub fn timed_out_in_line(&self) {
+        if let Inner::Exclusive(e) = &*self.inner {
+            e.metrics.timeout();
+        }
+    }
+
     /// What this strategy is.
     pub fn spec(&self) -> StrategySpec {
         self.spec

@@ -34,6 +34,11 @@ pub struct PoolBounds {
     pub upper: usize,
     /// Sizes the capacity search points at, most trusted first.
     pub guesses: Vec<usize>,
+    /// No size below this is worth judging (1: any): for a multiplexed
+    /// family whose server allows S streams per connection, fewer than
+    /// ⌈in flight ÷ S⌉ connections leave requests waiting in the client
+    /// while the service could still take them.
+    pub least: usize,
 }
 
 /// One size's verdict from every round of its comparisons.
@@ -135,8 +140,9 @@ pub fn next_pool(judged: &[Verdict], b: &PoolBounds) -> PoolStep {
         .filter(|v| !v.good && v.pool_size < hi)
         .map(|v| v.pool_size)
         .max()
-        .unwrap_or(0);
-    if hi == 1 || (lo > 0 && close_enough(lo, hi)) {
+        .unwrap_or(0)
+        .max(b.least.min(hi).saturating_sub(1));
+    if hi == 1 || (lo > 0 && close_enough(lo, hi)) || hi <= b.least {
         return PoolStep::Done(hi);
     }
     let tried = |n: usize| judged.iter().any(|v| v.pool_size == n) || n == upper;

@@ -45,6 +45,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             let bounds = PoolBounds {
                 upper,
                 guesses: self.guesses(family, in_flight, upper),
+                least: self.least(family, in_flight, upper),
             };
             let (judged, _) = self.judged(family, upper);
             let (size, phase) = match next_pool(&judged, &bounds) {
@@ -217,16 +218,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     fn guesses(&self, family: &str, in_flight: usize, upper: usize) -> Vec<usize> {
         let cap = &self.result.capacity;
         let knee = cap.knee_in_flight.unwrap_or(in_flight).min(in_flight);
-        let multiplexed = matches!(family, "round-robin" | "least-loaded");
-        let streams = self
-            .result
-            .points
-            .iter()
-            .filter_map(|p| p.streams_allowed)
-            .min()
-            .filter(|&s| s > 1 && multiplexed)
-            .map(|s| s as usize);
-        let mut g: Vec<usize> = match streams {
+        let mut g: Vec<usize> = match self.streams_allowed(family) {
             Some(s) => vec![knee.div_ceil(s), in_flight.div_ceil(s)],
             None => [Some(knee), cap.serves_at_once]
                 .into_iter()
@@ -236,6 +228,30 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         g = g.into_iter().map(|n| n.clamp(1, upper)).collect();
         g.dedup();
         g
+    }
+
+    /// The fewest connections worth judging: for a multiplexed family
+    /// whose server allows S streams per connection, the requests in
+    /// flight at the knee (or the client's load, if less, or if the
+    /// service still scaled there) over S; else 1.
+    fn least(&self, family: &str, in_flight: usize, upper: usize) -> usize {
+        let knee = self.result.capacity.knee_in_flight.unwrap_or(in_flight);
+        self.streams_allowed(family)
+            .map_or(1, |s| knee.min(in_flight).div_ceil(s))
+            .clamp(1, upper)
+    }
+
+    /// The fewest streams per connection a server allowed, for a
+    /// multiplexed family (`None`: not multiplexed, or no limit seen).
+    fn streams_allowed(&self, family: &str) -> Option<usize> {
+        let multiplexed = matches!(family, "round-robin" | "least-loaded");
+        self.result
+            .points
+            .iter()
+            .filter_map(|p| p.streams_allowed)
+            .min()
+            .filter(|&s| s > 1 && multiplexed)
+            .map(|s| s as usize)
     }
 
     /// What one comparison of `rounds` rounds costs.
