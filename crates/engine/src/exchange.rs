@@ -133,7 +133,7 @@ impl<T: Target> Shared<T> {
     }
 
     /// Waits in the line that passed the checkout timeout: each a
-    /// `checkout-timeout` error where it gave up, as a pool waiter's.
+    /// `checkout_timeout` error where it gave up, as a pool waiter's.
     pub(crate) fn gave_up(&self, recorders: &ThreadRecorders, starts: &mut Vec<Instant>) {
         let Some(line) = &self.line else { return };
         let after = line.give_up();

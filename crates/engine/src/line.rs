@@ -10,7 +10,7 @@
 //! a sixth of its throughput with 8 workers against 2, and the pool under
 //! test is not meant to be what is measured. A worker that waits longer
 //! than the checkout timeout gives up as a pool waiter would (a
-//! `checkout-timeout` error at that time) and joins the line again.
+//! `checkout_timeout` error at that time) and joins the line again.
 use poolbench_model::{CellSpec, LoadModel, Plan, StrategySpec};
 use std::collections::VecDeque;
 use std::sync::Mutex;

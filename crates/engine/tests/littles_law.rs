@@ -40,3 +40,45 @@ fn throughput_follows_littles_law_and_waits_are_checkout_time() {
     );
     assert!(full.checkout_wait_us.mean / full.latency_us.mean < 0.1);
 }
+
+/// More workers than connections: the workers wait in one FIFO line for
+/// the pool's connections, and a wait past the checkout timeout is a
+/// `checkout_timeout` error where it gave up, as a pool waiter's.
+#[test]
+fn workers_beyond_the_pool_wait_in_line_and_give_up_at_the_checkout_timeout() {
+    let (server, mut plan) = server(ServerConfig {
+        delay: "100ms".parse().unwrap(),
+        ..ServerConfig::default()
+    });
+    plan.strategies = strategies("pool:1");
+    // Each of 4 workers waits for 3 others' 100 ms: 300 ms, past 250 ms.
+    plan.concurrency = vec![4];
+    plan.pool.checkout_timeout = Duration::from_millis(250);
+    plan.warmup = Duration::from_millis(500);
+    plan.duration = Duration::from_secs(3);
+    let result = run_in_turn(&server, &plan);
+    let c = cell(&result, "pool:1", 4);
+    // The one connection stays busy: about 10 answers a second.
+    assert!(
+        within(c.throughput_rps, 10.0, 0.2),
+        "{} req/s",
+        c.throughput_rps
+    );
+    let gave_up = c
+        .errors
+        .by_kind
+        .get("checkout_timeout")
+        .copied()
+        .unwrap_or(0);
+    assert!(gave_up >= 5, "{:?}", c.errors);
+    assert_eq!(gave_up, c.errors.total, "{:?}", c.errors);
+    assert!(c.pool.timeouts >= gave_up, "{:?}", c.pool);
+    // Served in the order they began to wait: no success waited past
+    // the timeout.
+    assert!(
+        c.checkout_wait_us.max <= 250_000.0 + 20_000.0,
+        "{:?}",
+        c.checkout_wait_us
+    );
+    assert!(c.pool.waited > 0 && c.pool.opened == 1, "{:?}", c.pool);
+}
