@@ -519,7 +519,10 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     // and each request queued inside it then may cost another 30 s: after
     // a point at 16 in flight it answered again 26 s later in most runs,
     // past 60 s in about one in five (bench/RESULTS.md). That freeze is
-    // waited out, up to 150 s, and not provoked a second time.
+    // waited out, up to 150 s, and not provoked a second time. It can
+    // freeze below 16 too (once at 11 in a bench run): a connection goes
+    // back only when its teardown is dispatched, and under load those lag,
+    // so fewer in flight can hold all 15.
     let svc = fastapi(&[]);
     let url = format!("http://{}/authors/1", svc.addr("http"));
     let (r, wall) = tune(&[&url, "-c", "50", "--recovery", "150s"]);
@@ -527,20 +530,23 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     let cliff = cap["cliff_in_flight"]
         .as_u64()
         .unwrap_or_else(|| panic!("a cliff: {cap}"));
-    assert!((15..=17).contains(&cliff), "cliff {cliff}: {cap}");
+    assert!((8..=17).contains(&cliff), "cliff {cliff}: {cap}");
     let rec = &r["recommendation"];
     let size = rec["pool_size"].as_u64().unwrap();
     assert!(size < cliff && num(&rec["throughput_rps"]) > 0.0, "{rec}");
     let why = rec["cap"]
         .as_str()
         .unwrap_or_else(|| panic!("a cap: {rec}"));
-    let above: u64 = why
+    // "above N in flight this service freezes", or "at N in flight this
+    // service freezes (not at M)" where the search did not narrow it.
+    let fine: u64 = why
         .strip_prefix("above ")
+        .or_else(|| why.strip_prefix("at "))
         .and_then(|w| w.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{why}"));
     assert!(
-        (14..=16).contains(&above) && why.ends_with("in flight this service freezes"),
+        (7..=16).contains(&fine) && fine <= cliff && why.contains("in flight this service freezes"),
         "{why}"
     );
     // Nothing measured on a frozen service: every point after a failing
@@ -558,13 +564,14 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
         }
     }
     assert!(r["stopped_early"].is_null(), "{}", r["stopped_early"]);
-    // One freeze was waited out beside the 2 min budget.
+    // Each freeze counted at once, and waited out beside the 2 min budget
+    // (one at 16, and perhaps one below it).
     let at_cliff = points
         .iter()
         .filter(|p| p["phase"] == "capacity" && p["in_flight"] == cliff)
         .count();
     assert_eq!(at_cliff, 1, "{}", trail(&r));
-    assert!(wall <= 120.0 + 150.0 + 10.0, "{wall} s");
+    assert!(wall <= 120.0 + 2.0 * 150.0 + 10.0, "{wall} s");
 }
 
 #[test]
