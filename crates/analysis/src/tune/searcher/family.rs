@@ -180,10 +180,17 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The most requests in flight below `upper` the capacity search
     /// measured without a failure.
     fn lower_reference(&self, upper: usize) -> Option<usize> {
+        self.healthy_below(upper, 0.0)
+    }
+
+    /// The most in flight below `limit` the capacity search measured
+    /// without a failure and at `least_rps` or more.
+    fn healthy_below(&self, limit: usize, least_rps: f64) -> Option<usize> {
         let slo = self.setup.slo.clone();
         capacity_points(&self.result.points)
             .into_iter()
-            .filter(|p| p.in_flight < upper && failure(p, slo.as_ref(), self.stall_s()).is_none())
+            .filter(|p| p.in_flight < limit && p.throughput_rps >= least_rps)
+            .filter(|p| failure(p, slo.as_ref(), self.stall_s()).is_none())
             .map(|p| p.in_flight)
             .max()
     }
@@ -287,22 +294,11 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             .map_or(usize::MAX, |c| c.saturating_sub(1));
         let upper = in_flight.min(below_cliff).min(self.setup.most_in_flight);
         match cap.retrograde_from.filter(|&r| r <= upper) {
-            Some(fall) => self.near_peak_below(fall).unwrap_or(upper),
+            Some(fall) => self
+                .healthy_below(fall, WITHIN_BEST * cap.max_rps)
+                .unwrap_or(upper),
             None => upper,
         }
-    }
-
-    /// The most in flight below `fall` the capacity search measured
-    /// without a failure and within 5% of its peak.
-    fn near_peak_below(&self, fall: usize) -> Option<usize> {
-        let slo = self.setup.slo.clone();
-        let peak = self.result.capacity.max_rps;
-        capacity_points(&self.result.points)
-            .into_iter()
-            .filter(|p| p.in_flight < fall && p.throughput_rps >= WITHIN_BEST * peak)
-            .filter(|p| failure(p, slo.as_ref(), self.stall_s()).is_none())
-            .map(|p| p.in_flight)
-            .max()
     }
 
     fn out_of_time(&mut self, family: &str) -> Result<(), M::Error> {
