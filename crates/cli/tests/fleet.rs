@@ -4,25 +4,13 @@
 //! read from it: 17 for the fleet, six replicas at the surge's worst; a
 //! query that sleeps 10 ms, so the server's limit, not its CPU, binds).
 //! Each search loads the machine, so each takes its turn.
-use crate::services::{pg_execute, OwnPostgres};
+use crate::services::{pg_execute, tune_json, OwnPostgres};
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::process::Command;
 
 fn tune(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .arg("tune")
-        .args(args)
-        .args(["--format", "json", "--quiet"])
-        .output()
-        .expect("poolbench runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "tune {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    tune_json(args, &[0]).0
 }
 
 fn replicas(fleet: &Value) -> Vec<u64> {

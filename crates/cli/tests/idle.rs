@@ -3,7 +3,8 @@
 //! close from PostgreSQL, PgBouncer, MariaDB and Redis, measures it on nginx and on
 //! uvicorn at its defaults, and sets the client's idle timeout below it.
 use crate::services::{
-    nginx_keepalive_url, pg_execute, pg_url, pgbouncer_session_url, run_json, OwnPostgres,
+    nginx_keepalive_url, pg_execute, pg_url, pgbouncer_session_url, run_json, tune_json,
+    OwnPostgres,
 };
 use crate::support::PortServer;
 use crate::turns::ONE_AT_A_TIME;
@@ -14,18 +15,7 @@ use std::process::Command;
 /// `poolbench tune ARGS --format json --quiet`, with or without a pool
 /// recommended (a short budget may end the search first).
 fn tune(args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .arg("tune")
-        .args(args)
-        .args(["--format", "json", "--quiet"])
-        .output()
-        .expect("poolbench runs");
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "tune {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    tune_json(args, &[0, 1]).0
 }
 
 fn idle_close(r: &Value) -> f64 {

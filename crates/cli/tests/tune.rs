@@ -4,12 +4,11 @@
 //! MariaDB and gRPC; the budget kept; the JSON contract; the HTML in Chromium; bad
 //! input refused before any load. Each search loads the machine, so each
 //! takes its turn. Bounds are wide enough for a busy 2-core machine.
-use crate::services::{mysql_url, pg_url};
+use crate::services::{mysql_url, pg_url, tune_json, tune_trail as trail};
 use crate::turns::ONE_AT_A_TIME;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
 
 /// `poolbench tune ARGS --format json --quiet`: its JSON and wall time;
 /// it must exit 0 (a pool recommended).
@@ -19,43 +18,7 @@ fn tune(args: &[&str]) -> (Value, f64) {
 
 /// The same, exiting with `code` (1: no pool recommended).
 fn tune_exits(args: &[&str], code: i32) -> (Value, f64) {
-    let started = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .arg("tune")
-        .args(args)
-        .args(["--format", "json", "--quiet"])
-        .output()
-        .expect("poolbench runs");
-    let wall = started.elapsed().as_secs_f64();
-    let json: Option<Value> = serde_json::from_slice(&out.stdout).ok();
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "tune {args:?}: {}after {wall:.0} s, the points:\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        json.as_ref().map(trail).unwrap_or_default()
-    );
-    (json.expect("JSON"), wall)
-}
-
-/// A result's points, a line each, for a failing assertion's message.
-fn trail(r: &Value) -> String {
-    let points = r["points"].as_array().cloned().unwrap_or_default();
-    points
-        .iter()
-        .map(|p| {
-            format!(
-                "{} {} c={} {:.0} req/s p99 {:.0} us, {} requests, {} errors\n",
-                p["phase"],
-                p["strategy"],
-                p["in_flight"],
-                num(&p["throughput_rps"]),
-                num(&p["p99_us"]),
-                p["requests"],
-                p["errors"]
-            )
-        })
-        .collect()
+    tune_json(args, &[code])
 }
 
 /// A child process started with its address on the first line of stdout

@@ -119,6 +119,49 @@ pub fn run_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
+/// `poolbench tune ARGS --format json --quiet`, which must exit with one
+/// of `codes` (0: a pool recommended, 1: none); its result and wall time
+/// in seconds. A wrong exit prints every point measured.
+pub fn tune_json(args: &[&str], codes: &[i32]) -> (serde_json::Value, f64) {
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("tune")
+        .args(args)
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .expect("poolbench runs");
+    let wall = started.elapsed().as_secs_f64();
+    let json: Option<serde_json::Value> = serde_json::from_slice(&out.stdout).ok();
+    assert!(
+        out.status.code().is_some_and(|c| codes.contains(&c)),
+        "tune {args:?} exited {:?}: {}after {wall:.0} s, the points:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr),
+        json.as_ref().map(tune_trail).unwrap_or_default()
+    );
+    (json.expect("JSON"), wall)
+}
+
+/// A tune result's points, a line each, for a failing assertion's message.
+pub fn tune_trail(r: &serde_json::Value) -> String {
+    let points = r["points"].as_array().cloned().unwrap_or_default();
+    points
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} c={} {} req/s p99 {} us, {} requests, {} errors\n",
+                p["phase"],
+                p["strategy"],
+                p["in_flight"],
+                p["throughput_rps"],
+                p["p99_us"],
+                p["requests"],
+                p["errors"]
+            )
+        })
+        .collect()
+}
+
 /// A query on a fresh connection; the first column of the first row.
 pub fn pg_scalar(url: &str, sql: &str) -> i64 {
     let messages = simple_query(url, sql).expect(sql);

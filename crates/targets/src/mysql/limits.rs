@@ -59,11 +59,10 @@ pub(crate) async fn survey(t: &MysqlTarget) -> Result<Survey, RequestError> {
         server: "mysql".into(),
         connections,
         max_connections: max,
-        reserved: 0,
         held_by_others: held,
-        serves_at_once: None,
         source,
         refused,
+        ..ServerLimit::default()
     };
     Ok(survey)
 }

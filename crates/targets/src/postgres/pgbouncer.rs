@@ -59,11 +59,11 @@ pub(crate) async fn survey(
         server: "pgbouncer".into(),
         connections,
         max_connections: max,
-        reserved: 0,
         held_by_others: held,
         serves_at_once: serves,
         source,
         refused,
+        ..ServerLimit::default()
     };
     Ok(survey)
 }

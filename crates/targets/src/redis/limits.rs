@@ -52,11 +52,10 @@ pub(crate) async fn survey(t: &RedisLoad) -> Result<Survey, RequestError> {
         server: "redis".into(),
         connections,
         max_connections: max,
-        reserved: 0,
         held_by_others: held,
-        serves_at_once: None,
         source,
         refused,
+        ..ServerLimit::default()
     };
     Ok(survey)
 }
