@@ -237,8 +237,15 @@ fn a_500_ms_grpc_service_is_searched_to_the_clients_load_and_its_ceiling_named()
         .find(|i| i["id"] == "closed-loop-ceiling")
         .unwrap_or_else(|| panic!("no ceiling: {}", r["inferences"]));
     let text = ceiling["text"].as_str().unwrap();
+    // One request alone takes 500 ms plus what a busy machine adds (0.51 s
+    // seen in CI): the wait is read, not matched to the digit.
+    let wait: f64 = text
+        .strip_prefix("your 100 workers wait ")
+        .and_then(|t| t.split(" s each: ").next())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        text.starts_with("your 100 workers wait 0.5 s each: ")
+        (0.5..=0.56).contains(&wait)
             && text.contains(" req/s whatever the pool; one connection carries it"),
         "{text}"
     );
