@@ -10,7 +10,7 @@ use crate::tune::point::point_of;
 use crate::tune::pool_search::{
     confirmed_pick, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS, MOST_ROUNDS,
 };
-use crate::tune::verdict::{meets, WITHIN_BEST};
+use crate::tune::verdict::meets;
 use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
 /// Picks a family's confirmation may reject before the reference is taken.
@@ -180,16 +180,10 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The most requests in flight below `upper` the capacity search
     /// measured without a failure.
     fn lower_reference(&self, upper: usize) -> Option<usize> {
-        self.healthy_below(upper, 0.0)
-    }
-
-    /// The most in flight below `limit` the capacity search measured
-    /// without a failure and at `least_rps` or more.
-    fn healthy_below(&self, limit: usize, least_rps: f64) -> Option<usize> {
         let slo = self.setup.slo.clone();
         capacity_points(&self.result.points)
             .into_iter()
-            .filter(|p| p.in_flight < limit && p.throughput_rps >= least_rps)
+            .filter(|p| p.in_flight < upper)
             .filter(|p| failure(p, slo.as_ref(), self.stall_s()).is_none())
             .map(|p| p.in_flight)
             .max()
@@ -285,8 +279,9 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
 
     /// The largest pool worth trying: the client's load, below the cliff,
     /// within the search's most; on a service whose throughput falls past
-    /// its peak, the most in flight still within 5% of the peak (more
-    /// would be a worse reference, against which every size looks good).
+    /// its peak, the level of the peak: a reference past it is a worse
+    /// one, against which every size looks good (one at 0.95 of the peak
+    /// passed sizes at 0.95 of itself, 0.9 of the peak).
     fn upper(&self, in_flight: usize) -> usize {
         let cap = &self.result.capacity;
         let below_cliff = cap
@@ -294,10 +289,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             .map_or(usize::MAX, |c| c.saturating_sub(1));
         let upper = in_flight.min(below_cliff).min(self.setup.most_in_flight);
         match cap.retrograde_from.filter(|&r| r <= upper) {
-            Some(fall) => self
-                .healthy_below(fall, WITHIN_BEST * cap.max_rps)
-                .unwrap_or(upper),
-            None => upper,
+            Some(fall) if cap.max_rps_in_flight < fall => cap.max_rps_in_flight.min(upper),
+            _ => upper,
         }
     }
 
