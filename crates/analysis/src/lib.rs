@@ -8,7 +8,9 @@
 
 mod analyze;
 mod census;
+mod client_check;
 pub mod client_idle;
+mod client_libs;
 mod findings;
 mod merge;
 mod ramp_summary;
@@ -20,6 +22,8 @@ mod usl;
 
 pub use analyze::analyze;
 pub use census::{census, idle_band};
+pub use client_check::{client_check, CheckSetup};
+pub use client_libs::{client_keys, client_lib, ClientLib, CLIENT_LIBS};
 pub use findings::{outages, pitfalls, Check, Outage, CHECKS};
 pub use merge::merge;
 pub use ramp_summary::summarize as summarize_ramp;

@@ -43,6 +43,16 @@ pub(crate) enum Command {
     /// Exit codes: 0 read; 2 bad input or a server that cannot be reached.
     Census(crate::census_args::CensusArgs),
     /// Run the built-in target server (HTTP/1.1 and h2c on one port).
+    ///
+    /// With --check-client it watches your own client from the server's
+    /// side (connections opened per request, in flight, idle gaps, how
+    /// connections end, HTTP/2 streams) and, when the client is gone,
+    /// says what its pool did and what to change (docs/check-client.md).
+    ///
+    /// Exit codes: 0 served (checked: every --expect held); 1 an --expect
+    /// bound failed, or no client came within --check-timeout; 2 bad
+    /// input or a port in use; 130/143 interrupted (the check's report
+    /// still written).
     Serve(Box<ServeArgs>),
     /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in
     /// any format.
@@ -446,7 +456,7 @@ pub(crate) struct ServeArgs {
     pub(crate) max_inflight: Option<usize>,
 
     /// Close keep-alive connections idle this long.
-    #[arg(long, default_value = "60s", value_parser = parse::duration)]
+    #[arg(long, alias = "keep-alive-timeout", default_value = "60s", value_parser = parse::duration)]
     pub(crate) keepalive_timeout: Duration,
 
     /// Close a connection after this many requests.
@@ -490,7 +500,7 @@ pub(crate) struct ServeArgs {
 
     /// HTTP/2 streams a client may open at once on one connection.
     /// [default: 200]
-    #[arg(long, value_parser = parse::streams)]
+    #[arg(long, alias = "max-streams", value_parser = parse::streams)]
     pub(crate) max_concurrent_streams: Option<u32>,
 
     /// The HTTP listener speaks only HTTP/1.1 (no h2c).
@@ -535,4 +545,7 @@ pub(crate) struct ServeArgs {
 
     #[command(flatten)]
     pub(crate) metrics: MetricsArgs,
+
+    #[command(flatten)]
+    pub(crate) check: crate::check_args::CheckArgs,
 }

@@ -5,6 +5,8 @@
 mod args;
 mod census_args;
 mod census_cmd;
+mod check_args;
+mod check_client;
 mod compare_cmd;
 mod fleet_args;
 mod fleet_run;

@@ -113,7 +113,7 @@ fn temp_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-fn check_writable(path: &Path) -> Result<(), Failure> {
+pub(crate) fn check_writable(path: &Path) -> Result<(), Failure> {
     let bad =
         |e: std::io::Error| Failure::input(format!("cannot write -o {}: {e}", path.display()));
     if path.is_dir() {

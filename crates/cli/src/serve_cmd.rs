@@ -1,4 +1,5 @@
 use crate::args::ServeArgs;
+use crate::check_client::Checker;
 use crate::Failure;
 use poolbench_server::{Authors, DbConfig, Listeners, ServerConfig, Stats, AUTHORS};
 use std::io::Write;
@@ -31,6 +32,10 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
     crate::limits::raise();
     let config = config(&a);
     config.validate().map_err(Failure::input)?;
+    let checking = a.check.check_client;
+    if checking {
+        crate::check_client::check_outputs(&a.check.output)?;
+    }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = a.threads {
         builder.worker_threads(n);
@@ -42,27 +47,23 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         .map_err(Failure::runtime)?;
     runtime.block_on(async move {
         let authors = match &a.db {
-            Some(url) => Some(Arc::new(
-                Authors::open(DbConfig {
-                    url: url.clone(),
-                    pool: a.db_pool,
-                    overflow: a.db_overflow,
-                    timeout: a.db_timeout,
-                    delay: a.db_delay,
-                    cache: a.cache.clone(),
-                    nested: a.nested,
-                })
-                .await
-                .map_err(Failure::input)?,
-            )),
+            Some(url) => Some(open_authors(&a, url).await?),
             None => None,
         };
         let listeners = Listeners::bind(&config).await.map_err(Failure::input)?;
-        let stats = Arc::new(Stats::new());
-        let render = crate::serve_metrics::renderer(stats.clone(), authors.clone());
+        let addrs = listeners.addrs().map_err(Failure::runtime)?;
+        let stats = Arc::new(match checking {
+            true => Stats::watching(
+                Some(config.keepalive_timeout).filter(|k| !k.is_zero()),
+                u64::from(config.max_concurrent_streams.unwrap_or(HYPER_STREAMS)),
+            ),
+            false => Stats::new(),
+        });
+        let checker = checking.then(|| Arc::new(Checker::new(stats.clone(), &a.check, &addrs)));
+        let render =
+            crate::serve_metrics::renderer(stats.clone(), authors.clone(), checker.clone());
         // Stopped (dropped) when the server is.
         let _metrics = crate::metrics_listen::Endpoint::start(&a.metrics, render)?;
-        let addrs = listeners.addrs().map_err(Failure::runtime)?;
         // One line per listener, first, so scripts can read the ports.
         println!("http {}", addrs.http);
         if let Some(tls) = addrs.tls {
@@ -82,11 +83,60 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
             );
         }
         let _ = std::io::stdout().flush();
-        poolbench_server::serve_all(listeners, config, stats, authors, stop_signal())
-            .await
-            .map_err(Failure::runtime)
+        let Some(checker) = checker else {
+            return poolbench_server::serve_all(listeners, config, stats, authors, stop_signal())
+                .await
+                .map_err(Failure::runtime);
+        };
+        let served = Served {
+            listeners,
+            config,
+            stats,
+            authors,
+        };
+        serve_checked(served, &a, checker).await
     })
 }
+
+/// A server ready to serve.
+struct Served {
+    listeners: Listeners,
+    config: ServerConfig,
+    stats: Arc<Stats>,
+    authors: Option<Arc<Authors>>,
+}
+
+/// `--check-client`: serve until the client has gone, then the verdict.
+async fn serve_checked(s: Served, a: &ServeArgs, checker: Arc<Checker>) -> Result<(), Failure> {
+    let ended = std::sync::Mutex::new("interrupted");
+    let until = async {
+        let why = crate::check_client::until_done(&a.check, checker.clone()).await;
+        *ended.lock().unwrap_or_else(|p| p.into_inner()) = why;
+    };
+    poolbench_server::serve_all(s.listeners, s.config, s.stats, s.authors, until)
+        .await
+        .map_err(Failure::runtime)?;
+    let why = *ended.lock().unwrap_or_else(|p| p.into_inner());
+    crate::check_client::finish(&a.check, &checker.check(why))
+}
+
+async fn open_authors(a: &ServeArgs, url: &str) -> Result<Arc<Authors>, Failure> {
+    let authors = Authors::open(DbConfig {
+        url: url.to_string(),
+        pool: a.db_pool,
+        overflow: a.db_overflow,
+        timeout: a.db_timeout,
+        delay: a.db_delay,
+        cache: a.cache.clone(),
+        nested: a.nested,
+    })
+    .await
+    .map_err(Failure::input)?;
+    Ok(Arc::new(authors))
+}
+
+/// The HTTP/2 streams hyper allows per connection unless told.
+const HYPER_STREAMS: u32 = 200;
 
 async fn stop_signal() {
     #[cfg(unix)]

@@ -3,6 +3,9 @@
 //! pool's in service mode). They restart from zero when a client resets
 //! them (`/_poolbench/reset`, as `run` does before each cell), which
 //! Prometheus's `rate()` takes as a counter reset.
+use crate::check_client::Checker;
+use poolbench_model::findings::Id;
+use poolbench_model::ClientCheck;
 use poolbench_report::Exposition;
 use poolbench_server::{Authors, DbPoolStats, Stats, StatsSnapshot};
 use std::sync::Arc;
@@ -131,8 +134,65 @@ fn write<T>(x: &mut Exposition, table: &[Series<T>], of: &T) {
     }
 }
 
+/// `serve --check-client`: what the client did so far, and each finding
+/// as 1 (shown) or 0.
+fn write_check(x: &mut Exposition, c: &ClientCheck) {
+    let w = &c.watch;
+    let series: [(&str, &str, &str, f64); 5] = [
+        (
+            "poolbench_client_connections_peak",
+            "gauge",
+            "Most client connections open at once (--check-client).",
+            w.connections_peak as f64,
+        ),
+        (
+            "poolbench_client_in_flight_peak",
+            "gauge",
+            "Most client requests in flight at once (--check-client).",
+            w.in_flight_peak as f64,
+        ),
+        (
+            "poolbench_client_requests_per_connection",
+            "gauge",
+            "Requests per connection opened (--check-client).",
+            c.requests_per_connection,
+        ),
+        (
+            "poolbench_client_idle_gap_max_seconds",
+            "gauge",
+            "Longest idle gap between a connection's requests (--check-client).",
+            w.idle_gap_max_s,
+        ),
+        (
+            "poolbench_client_streams_peak",
+            "gauge",
+            "Most HTTP/2 streams open at once on one connection (--check-client).",
+            w.streams_peak as f64,
+        ),
+    ];
+    for (name, kind, help, v) in series {
+        x.family(name, kind, help);
+        x.sample(name, &[], v);
+    }
+    let name = "poolbench_client_finding";
+    x.family(
+        name,
+        "gauge",
+        "A client finding: 1 shown by what was seen so far, else 0 (--check-client).",
+    );
+    for id in [
+        Id::ClientChurn,
+        Id::ClientHiddenCap,
+        Id::ClientIdleRace,
+        Id::ClientSingleConnection,
+    ] {
+        let shown = c.findings.iter().any(|f| f.id == id);
+        x.sample(name, &[("id", id.to_string())], f64::from(u8::from(shown)));
+    }
+}
+
 /// The exposition of the server's counters now.
-pub(crate) fn render(stats: &Stats, authors: Option<&Authors>) -> String {
+pub(crate) fn render(stats: &Stats, authors: Option<&Authors>, check: Option<&Checker>) -> String {
     let mut x = Exposition::new();
     x.family(
         "poolbench_info",
@@ -144,6 +204,9 @@ pub(crate) fn render(stats: &Stats, authors: Option<&Authors>) -> String {
     if let Some(a) = authors {
         write(&mut x, &DB_POOL, &a.stats());
     }
+    if let Some(c) = check {
+        write_check(&mut x, &c.check("running"));
+    }
     x.finish()
 }
 
@@ -151,6 +214,7 @@ pub(crate) fn render(stats: &Stats, authors: Option<&Authors>) -> String {
 pub(crate) fn renderer(
     stats: Arc<Stats>,
     authors: Option<Arc<Authors>>,
+    check: Option<Arc<Checker>>,
 ) -> crate::metrics_listen::Render {
-    Arc::new(move || render(&stats, authors.as_deref()))
+    Arc::new(move || render(&stats, authors.as_deref(), check.as_deref()))
 }

@@ -8,6 +8,7 @@
 
 mod adaptive;
 mod census;
+mod client_check;
 pub mod conninfo;
 pub mod duration;
 pub mod findings;
@@ -45,6 +46,10 @@ mod validate;
 
 pub use adaptive::AdaptiveBounds;
 pub use census::{seconds_since, Census, CensusGroup, SeenConnection, Survey};
+pub use client_check::{
+    parse_expect, ClientCheck, ClientFinding, ClientWatch, EndedBy, Expect, ExpectKey,
+    ExpectationResult,
+};
 pub use findings::{Pitfall, Recommendation, UslFit};
 pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};

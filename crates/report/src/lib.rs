@@ -5,6 +5,7 @@
 mod advice;
 mod census_text;
 mod charts;
+mod client_check_text;
 mod compare;
 mod compare_views;
 mod csv;
@@ -30,6 +31,9 @@ mod tune_views;
 use poolbench_model::{LoadModel, RunResult};
 
 pub use census_text::render_census_text;
+pub use client_check_text::{
+    client_check_junit, client_verdict, render_client_check_html, render_client_check_text,
+};
 pub use compare::{
     bound_checks, compare, comparison_schema, parse_bounds, render_comparison, violations, Bound,
     BoundCheck, CellChange, Comparison,

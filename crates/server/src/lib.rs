@@ -28,6 +28,7 @@ mod service;
 mod shared;
 mod stats;
 mod tls;
+mod watch;
 
 pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
 pub use config::{ServerConfig, MAX_BODY_SIZE};
@@ -36,3 +37,4 @@ pub use embedded::EmbeddedServer;
 pub use error::ConfigError;
 pub use serve::{serve, serve_all, serve_service, BoundAddrs, Listeners};
 pub use stats::{Stats, StatsSnapshot};
+pub use watch::{Watch, SAMPLE_EVERY};

@@ -25,6 +25,7 @@ use crate::service::{ConnService, ConnState, GreeterRoute};
 use crate::shared::Shared;
 use crate::stats::{ConnectionGuard, Stats};
 use crate::tls::{self, TlsSetup};
+use crate::watch::Ending;
 
 /// Pause after an accept error such as EMFILE before accepting again.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
@@ -349,28 +350,37 @@ async fn connection<I>(
         false => Poll::Pending,
     });
     tokio::pin!(limit_hit);
-    let mut closing = false;
-    loop {
+    // Who closes it, once the server begins to.
+    let mut closing: Option<Ending> = None;
+    let ended = loop {
         tokio::select! {
             biased;
-            _ = conn.as_mut() => break,
-            () = &mut limit_hit, if limited && !closing => {
+            done = conn.as_mut() => break done,
+            () = &mut limit_hit, if limited && closing.is_none() => {
                 conn.as_mut().graceful_shutdown();
-                closing = true;
+                closing = Some(Ending::ServerLimit);
             }
-            () = &mut timer, if idle.is_some() && !closing => {
+            () = &mut timer, if idle.is_some() && closing.is_none() => {
                 match idle.and_then(|timeout| state.idle_deadline(timeout)) {
                     Some(deadline) => timer.as_mut().reset(deadline.into()),
                     None => {
                         conn.as_mut().graceful_shutdown();
-                        closing = true;
+                        closing = Some(Ending::ServerIdle);
                     }
                 }
             }
-            _ = &mut stop, if !closing => {
+            _ = &mut stop, if closing.is_none() => {
                 conn.as_mut().graceful_shutdown();
-                closing = true;
+                closing = Some(Ending::ServerStop);
             }
         }
+    };
+    if let (Some(w), Some(rec)) = (state.shared.stats.watch(), &state.rec) {
+        let how = match (closing, ended.is_ok()) {
+            (Some(by), _) => by,
+            (None, true) => Ending::Client,
+            (None, false) => Ending::Reset,
+        };
+        w.closed(rec, how);
     }
 }

@@ -21,6 +21,7 @@ use crate::authors::{self, Authors};
 use crate::grpc::GreeterService;
 use crate::response::{Resp, TEXT_PLAIN};
 use crate::shared::{spin_and_toss, Processing, Shared};
+use crate::watch::ConnRec;
 
 const FAIL_BODY: &[u8] = b"injected failure (fail_rate)\n";
 const CLOSE: HeaderValue = HeaderValue::from_static("close");
@@ -48,11 +49,15 @@ pub(crate) struct ConnState {
     requests: AtomicU64,
     /// Set (during the connection's own poll) when the request limit is hit.
     pub(crate) limit_reached: AtomicBool,
+    /// `serve --check-client`: this connection, watched.
+    pub(crate) rec: Option<Arc<ConnRec>>,
 }
 
 impl ConnState {
     pub(crate) fn new(shared: Arc<Shared>, greeter: Option<GreeterRoute>) -> ConnState {
+        let rec = shared.stats.watch().map(|w| w.opened());
         ConnState {
+            rec,
             shared,
             greeter,
             h2_streams: AtomicU64::new(0),
@@ -93,6 +98,9 @@ impl RequestGuard {
             let open = conn.h2_streams.fetch_add(1, Relaxed) + 1;
             conn.shared.stats.h2_streams_open(open);
         }
+        if let (Some(w), Some(rec)) = (conn.shared.stats.watch(), &conn.rec) {
+            w.request_started(rec, h2);
+        }
         RequestGuard(Arc::clone(conn), h2)
     }
 }
@@ -105,6 +113,9 @@ impl Drop for RequestGuard {
         }
         if self.1 {
             self.0.h2_streams.fetch_sub(1, Relaxed);
+        }
+        if let (Some(w), Some(rec)) = (self.0.shared.stats.watch(), &self.0.rec) {
+            w.request_done(rec, self.1);
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::authors::DbPoolStats;
+use crate::watch::Watch;
 
 /// Live counters of the built-in server. Cheap to update from any thread.
 ///
@@ -24,6 +25,8 @@ pub struct Stats {
     tls_resumed: AtomicU64,
     h2_streams_peak: AtomicU64,
     grpc_requests: AtomicU64,
+    /// `serve --check-client`: the clients watched.
+    watch: Option<Watch>,
 }
 
 /// A point-in-time copy of [`Stats`] (each field read atomically on its own).
@@ -71,6 +74,21 @@ impl Stats {
     /// Fresh counters, all zero.
     pub fn new() -> Stats {
         Stats::default()
+    }
+
+    /// Fresh counters that also watch the clients (`serve
+    /// --check-client`): the server's keep-alive idle timeout and the
+    /// HTTP/2 streams it allows per connection, as configured.
+    pub fn watching(keepalive: Option<std::time::Duration>, streams_allowed: u64) -> Stats {
+        Stats {
+            watch: Some(Watch::new(keepalive, Some(streams_allowed))),
+            ..Stats::default()
+        }
+    }
+
+    /// The client watch, when on.
+    pub fn watch(&self) -> Option<&Watch> {
+        self.watch.as_ref()
     }
 
     /// Reads every counter.

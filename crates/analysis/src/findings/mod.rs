@@ -11,6 +11,10 @@ use poolbench_model::{LoadModel, Pitfall, RunResult};
 
 mod batching_server;
 pub(crate) mod check;
+pub(crate) mod client_churn;
+pub(crate) mod client_hidden_cap;
+pub(crate) mod client_idle_race;
+pub(crate) mod client_single_connection;
 pub(crate) mod closed_loop_ceiling;
 mod delayed_ack;
 mod errors;
@@ -44,6 +48,10 @@ pub use outage::{outages, Outage};
 /// ids' names.
 pub const CHECKS: &[Check] = &[
     batching_server::CHECK,
+    client_churn::CHECK,
+    client_hidden_cap::CHECK,
+    client_idle_race::CHECK,
+    client_single_connection::CHECK,
     closed_loop_ceiling::CHECK,
     delayed_ack::CHECK,
     errors::CHECK,

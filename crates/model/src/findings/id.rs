@@ -10,6 +10,10 @@ use std::str::FromStr;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Id {
     BatchingServer,
+    ClientChurn,
+    ClientHiddenCap,
+    ClientIdleRace,
+    ClientSingleConnection,
     ClosedLoopCeiling,
     DelayedAck,
     Errors,
@@ -42,8 +46,12 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 26] = [
+    pub const ALL: [Id; 30] = [
         Id::BatchingServer,
+        Id::ClientChurn,
+        Id::ClientHiddenCap,
+        Id::ClientIdleRace,
+        Id::ClientSingleConnection,
         Id::ClosedLoopCeiling,
         Id::DelayedAck,
         Id::Errors,
@@ -75,6 +83,10 @@ impl Id {
     pub fn as_str(&self) -> &str {
         match self {
             Id::BatchingServer => "batching-server",
+            Id::ClientChurn => "client-churn",
+            Id::ClientHiddenCap => "client-hidden-cap",
+            Id::ClientIdleRace => "client-idle-race",
+            Id::ClientSingleConnection => "client-single-connection",
             Id::ClosedLoopCeiling => "closed-loop-ceiling",
             Id::DelayedAck => "delayed-ack",
             Id::Errors => "errors",
@@ -133,6 +145,10 @@ impl Id {
             Id::TlsHandshakeBound => 15,
             Id::IdleReuseRace => 16,
             Id::Reconnects => 17,
+            Id::ClientHiddenCap => 18,
+            Id::ClientSingleConnection => 19,
+            Id::ClientIdleRace => 20,
+            Id::ClientChurn => 21,
             Id::BatchingServer
             | Id::FewSamples
             | Id::FleetOvercommit
