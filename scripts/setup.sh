@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing poolbench needs on a fresh Debian
 # machine: a Rust toolchain with rustfmt and clippy, Chromium, openssl,
-# the ShellCheck linter, python3, and Python's grpcio, h2, FastAPI (with
-# uvicorn, SQLAlchemy and psycopg2) and
+# the ShellCheck linter, python3, Go, and Python's grpcio, h2, FastAPI (with
+# uvicorn, SQLAlchemy and psycopg2), aiohttp, httpx, requests and
 # kubernetes-validate packages. Idempotent: when everything is there it prints nothing.
 # scripts/test.sh runs it first; scripts/services.sh installs the servers
 # (PostgreSQL, Redis, nginx) itself.
@@ -31,6 +31,10 @@ command -v ip >/dev/null || want+=(iproute2)
 # The live metrics are checked with promtool and scraped by a real
 # Prometheus (scripts/services.sh prometheus-start); one package has both.
 command -v prometheus >/dev/null && command -v promtool >/dev/null || want+=(prometheus)
+# `serve --check-client` is tested with a real Go net/http client
+# (crates/cli/tests/support/clients/go_http: standard library only, built by
+# the test with `go build`; the OS's Go is enough).
+command -v go >/dev/null || want+=(golang-go)
 if [ ${#want[@]} -gt 0 ]; then
     $sudo apt-get update -q >/dev/null
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${want[@]}" >/dev/null
@@ -55,6 +59,24 @@ if ! python3 -c 'import grpc, grpc_tools, grpc_reflection, google.protobuf, h2' 
     if ! out=$(pip_install 2>&1); then
         case $out in
             *externally-managed-environment*) pip_install --break-system-packages ;;
+            *) printf '%s\n' "$out" >&2; exit 1 ;;
+        esac
+    fi
+fi
+# `serve --check-client` is tested with real clients
+# (crates/cli/tests/client_check.rs, crates/cli/tests/support/clients/):
+# Python's aiohttp, httpx and requests (Go is installed above).
+if ! python3 -c 'import aiohttp, httpx, requests' 2>/dev/null; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q python3-pip >/dev/null
+    fi
+    cc() {
+        PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 \
+            python3 -m pip install --quiet "$@" aiohttp==3.14.5 httpx==0.28.1 requests==2.34.2
+    }
+    if ! out=$(cc 2>&1); then
+        case $out in
+            *externally-managed-environment*) cc --break-system-packages ;;
             *) printf '%s\n' "$out" >&2; exit 1 ;;
         esac
     fi

@@ -128,7 +128,7 @@ fn hidden_cap(
     }
     let mut evidence = vec![format!(
         "exactly {p} requests in flight {:.0}% of the busy time ({:.1} s), never more",
-        100.0 * w.in_flight_mode_share,
+        100.0 * w.in_flight_peak_share,
         w.busy_s
     )];
     if !whose.is_empty() {
@@ -143,8 +143,11 @@ fn hidden_cap(
     let more = wanted_more.map_or(2 * p, |e| e.value.ceil() as u64);
     let setting = match lib {
         Some(l) => (l.cap)(more),
+        None if whose.is_empty() => format!(
+            "raise the client's limit to {more}; name the library with --client for its setting"
+        ),
         None => format!(
-            "raise the library's limit ({}); name it with --client for its setting",
+            "raise the library's limit ({}); if {p} is yours, say so with --expect in-flight={p}, or name the library with --client",
             whose.join(", ")
         ),
     };
@@ -227,6 +230,7 @@ mod tests {
             in_flight_peak: 100,
             in_flight_mode: 100,
             in_flight_mode_share: 0.95,
+            in_flight_peak_share: 0.95,
             busy_s: 0.6,
             ..ClientWatch::default()
         };

@@ -14,6 +14,7 @@ mod bad_input;
 mod bad_input_matrix;
 mod census;
 mod client_certs;
+mod client_check;
 mod commands;
 mod compare;
 mod database_access;

@@ -43,6 +43,8 @@ pub struct ClientWatch {
     /// the share of the busy time it was held (sampled every 5 ms).
     pub in_flight_mode: u64,
     pub in_flight_mode_share: f64,
+    /// The share of the busy time at the peak.
+    pub in_flight_peak_share: f64,
     /// Mean and longest life of the connections that ended, seconds.
     pub connection_life_mean_s: f64,
     pub connection_life_max_s: f64,

@@ -7,7 +7,11 @@ use std::fmt::Write;
 
 /// The verdict in one sentence.
 pub fn client_verdict(c: &ClientCheck) -> String {
-    let who = c.client.as_deref().unwrap_or("the client");
+    let who = c
+        .client
+        .as_deref()
+        .map(|k| poolbench_analysis::client_lib(k).map_or(k, |l| l.name))
+        .unwrap_or("the client");
     match (c.findings.len(), c.met()) {
         _ if c.watch.requests == 0 => "no request arrived: nothing to judge".into(),
         (0, true) => format!("{who} did what a pool should: nothing to change"),

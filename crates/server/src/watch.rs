@@ -245,6 +245,8 @@ impl Watch {
             .iter()
             .max_by_key(|(n, count)| (**count, **n))
             .map_or((0, 0), |(n, c)| (*n, *c));
+        let peak = self.in_flight_peak.load(Relaxed);
+        let at_peak = s.in_flight_counts.get(&peak).copied().unwrap_or(0);
         let dt = SAMPLE_EVERY.as_secs_f64();
         ClientWatch {
             watched_s: first.map_or(0.0, |f| f.elapsed().as_secs_f64()),
@@ -253,7 +255,8 @@ impl Watch {
             connections_opened: self.accepted.load(Relaxed),
             connections_peak: self.used_peak.load(Relaxed),
             connections_mean: per(s.connections_sum, s.all),
-            in_flight_peak: self.in_flight_peak.load(Relaxed),
+            in_flight_peak: peak,
+            in_flight_peak_share: per(at_peak, s.busy),
             in_flight_mean: per(s.in_flight_sum, s.busy),
             in_flight_mode: mode,
             in_flight_mode_share: per(mode_n, s.busy),
