@@ -128,7 +128,7 @@ pub(crate) async fn until_done(a: &CheckArgs, checker: Arc<Checker>) -> &'static
             return "timeout";
         }
         if let (Some(at), Some(every)) = (next_report, a.report_every) {
-            if now >= at {
+            if now >= at && watch.seen() {
                 crate::output::emit(&render(a.format, &checker.check("running")));
                 next_report = Some(at + every);
             }
