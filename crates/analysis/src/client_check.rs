@@ -256,6 +256,51 @@ mod tests {
     }
 
     #[test]
+    fn one_http2_connection_at_its_streams_limit_and_an_idle_race() {
+        let single = ClientWatch {
+            requests: 200,
+            connections_opened: 1,
+            connections_peak: 1,
+            in_flight_peak: 10,
+            in_flight_peak_share: 0.9,
+            busy_s: 1.0,
+            h2_connections: 1,
+            h2_connections_peak: 1,
+            streams_peak: 10,
+            streams_allowed: Some(10),
+            streams_at_limit_share: 0.9,
+            ..ClientWatch::default()
+        };
+        // Pinned at 10 too, but that is the streams limit: one finding.
+        let c = client_check(&single, &setup(Some("grpcio"), &[]));
+        assert_eq!(ids(&c), ["client-single-connection"]);
+        assert!(c.findings[0].setting.as_ref().unwrap().contains("use_local_subchannel_pool"));
+        let two = ClientWatch {
+            h2_connections_peak: 2,
+            ..single
+        };
+        assert!(client_check(&two, &setup(None, &[])).findings.is_empty());
+        let mut idle = ClientWatch {
+            requests: 3,
+            connections_opened: 3,
+            keepalive_timeout_s: Some(1.0),
+            ended_by: EndedBy {
+                server_idle: 2,
+                client: 1,
+                ..EndedBy::default()
+            },
+            requests_after_idle_close: 1,
+            ..ClientWatch::default()
+        };
+        let c = client_check(&idle, &setup(Some("httpx"), &[]));
+        assert_eq!(ids(&c), ["client-idle-race"]);
+        assert!(c.findings[0].setting.as_ref().unwrap().contains("keepalive_expiry=0.9"));
+        // Closed for idleness at the end, and never back: no race.
+        idle.requests_after_idle_close = 0;
+        assert!(client_check(&idle, &setup(None, &[])).findings.is_empty());
+    }
+
+    #[test]
     fn churn_is_the_clients_not_the_servers() {
         let mut w = ClientWatch {
             requests: 300,

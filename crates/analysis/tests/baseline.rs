@@ -30,6 +30,12 @@ fn a_quiet_cell_trips_no_finding() {
 fn every_check_has_a_fixture_test() {
     let tested = [
         "batching-server",
+        // The client-* checks read a `serve --check-client` watch, not a
+        // run: their fixtures are in src/client_check.rs's tests.
+        "client-churn",
+        "client-hidden-cap",
+        "client-idle-race",
+        "client-single-connection",
         "closed-loop-ceiling",
         "delayed-ack",
         "errors",
