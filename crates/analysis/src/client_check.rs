@@ -274,7 +274,11 @@ mod tests {
         // Pinned at 10 too, but that is the streams limit: one finding.
         let c = client_check(&single, &setup(Some("grpcio"), &[]));
         assert_eq!(ids(&c), ["client-single-connection"]);
-        assert!(c.findings[0].setting.as_ref().unwrap().contains("use_local_subchannel_pool"));
+        assert!(c.findings[0]
+            .setting
+            .as_ref()
+            .unwrap()
+            .contains("use_local_subchannel_pool"));
         let two = ClientWatch {
             h2_connections_peak: 2,
             ..single
@@ -294,7 +298,11 @@ mod tests {
         };
         let c = client_check(&idle, &setup(Some("httpx"), &[]));
         assert_eq!(ids(&c), ["client-idle-race"]);
-        assert!(c.findings[0].setting.as_ref().unwrap().contains("keepalive_expiry=0.9"));
+        assert!(c.findings[0]
+            .setting
+            .as_ref()
+            .unwrap()
+            .contains("keepalive_expiry=0.9"));
         // Closed for idleness at the end, and never back: no race.
         idle.requests_after_idle_close = 0;
         assert!(client_check(&idle, &setup(None, &[])).findings.is_empty());

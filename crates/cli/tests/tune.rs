@@ -551,8 +551,11 @@ fn fastapi_whose_pool_never_recovers_stops_the_search_with_the_reason() {
     let url = format!("http://{}/authors/1", svc.addr("http"));
     let (r, wall) = tune_exits(&[&url, "-c", "50", "--recovery", "10s"], 1);
     let why = r["stopped_early"].as_str().unwrap_or_default();
+    // Frozen outright, or answering a few of 16 (seen in a full test
+    // run): either way it had not recovered.
     assert!(
-        why.contains("froze at") && why.contains("had not recovered 10 s later"),
+        (why.contains("froze at") || why.contains("failed at"))
+            && why.contains("had not recovered 10 s later"),
         "{why}"
     );
     assert!(r["recommendation"].is_null());
