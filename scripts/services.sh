@@ -20,6 +20,11 @@
 #                                                 TARGET (host:port, /metrics)
 #                                                 every second; prints its URL
 #   scripts/services.sh prometheus-stop DIR       stopped (by PID) and waited for
+#   scripts/services.sh toxiproxy-start DIR       Shopify's toxiproxy (the chaos
+#                                                 proxy; `go install`ed by
+#                                                 scripts/setup.sh) on a free
+#                                                 port; prints its API's URL
+#   scripts/services.sh toxiproxy-stop DIR        stopped (by PID) and waited for
 #   scripts/services.sh stop DIR                  stop everything in DIR
 #
 # PostgreSQL's initdb refuses root, so its data and socket directories belong
@@ -493,6 +498,52 @@ EOF
     die "prometheus did not become ready (see $d/log)"
 }
 
+# toxiproxy's server as scripts/setup.sh installs it (`go install` names
+# the binary after its package, `server`).
+toxiproxy_bin() {
+    local b
+    for b in "${TOXIPROXY_SERVER:-}" "$HOME/.cache/poolbench/toxiproxy/server" "$(command -v toxiproxy-server || true)"; do
+        [ -n "$b" ] && [ -x "$b" ] && { echo "$b"; return; }
+    done
+    return 1
+}
+
+# toxiproxy on a free loopback port, its log in DIR/toxiproxy; ready (its
+# /version answers) when this returns. The proxies and their faults are
+# made by the tests through its HTTP API.
+toxiproxy_start() {
+    local dir=$1 d port bin
+    bin=$(toxiproxy_bin) || die "toxiproxy is not installed: run scripts/setup.sh"
+    d=$dir/toxiproxy
+    mkdir -p "$d"
+    port=$(free_port)
+    "$bin" -host 127.0.0.1 -port "$port" </dev/null >"$d/log" 2>&1 &
+    echo $! >"$d/pid"
+    echo "http://127.0.0.1:$port" >"$d/url"
+    for _ in $(seq 1 200); do
+        if ready "http://127.0.0.1:$port/version"; then
+            cat "$d/url"
+            return
+        fi
+        kill -0 "$(cat "$d/pid")" 2>/dev/null || die "toxiproxy exited (see $d/log)"
+        sleep 0.05
+    done
+    die "toxiproxy did not become ready (see $d/log)"
+}
+
+toxiproxy_stop() {
+    local dir=$1 pid
+    [ -s "$dir/toxiproxy/pid" ] || return 0
+    pid=$(cat "$dir/toxiproxy/pid")
+    rm -f "$dir/toxiproxy/pid"
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 1 200); do
+        alive "$pid" || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
 # 200 from URL (curl, or python3's urllib without it).
 ready() {
     if command -v curl >/dev/null; then
@@ -544,6 +595,7 @@ write_env() {
         [ -f "$dir/tls/self.pem" ] && echo "export POOLBENCH_TEST_SELF_SIGNED='$dir/tls/self.pem'"
         [ -f "$dir/tls/client.pem" ] && echo "export POOLBENCH_TEST_CLIENT_CERT='$dir/tls/client.pem'"
         [ -f "$dir/tls/client-key.pem" ] && echo "export POOLBENCH_TEST_CLIENT_KEY='$dir/tls/client-key.pem'"
+        [ -s "$dir/toxiproxy/pid" ] && echo "export POOLBENCH_TOXIPROXY_URL='$(cat "$dir/toxiproxy/url")'"
         echo "export POOLBENCH_SERVICES='$here/services.sh'"
     } >"$dir/env"
 }
@@ -551,7 +603,7 @@ write_env() {
 cmd=${1:-}
 dir=${2:-}
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-    die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
+    die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop|toxiproxy-start|toxiproxy-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
 fi
 case $cmd in
 start)
@@ -563,6 +615,7 @@ start)
     case $what in redis | all) redis_start "$dir" ;; esac
     case $what in mysql | all) mysql_init "$dir" ;; esac
     [ "$what" = all ] && nginx_start "$dir"
+    [ "$what" = all ] && toxiproxy_start "$dir" >/dev/null
     case $what in pgbouncer | all) pgbouncer_start "$dir" ;; esac
     write_env "$dir"
     cat "$dir"/pg/url "$dir"/redis/url "$dir"/mysql/url 2>/dev/null || true
@@ -578,6 +631,11 @@ prometheus-start)
     prometheus_start "$dir" "$@"
     ;;
 prometheus-stop) prometheus_stop "$dir" ;;
+toxiproxy-start)
+    toxiproxy_start "$dir"
+    write_env "$dir"
+    ;;
+toxiproxy-stop) toxiproxy_stop "$dir" ;;
 stop)
     pgbouncer_stop "$dir"
     pg_stop "$dir"
@@ -585,6 +643,7 @@ stop)
     mysql_stop "$dir"
     nginx_stop "$dir"
     prometheus_stop "$dir"
+    toxiproxy_stop "$dir"
     ;;
 *) die "unknown command $cmd" ;;
 esac

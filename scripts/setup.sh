@@ -81,6 +81,17 @@ if ! python3 -c 'import aiohttp, httpx, requests' 2>/dev/null; then
         esac
     fi
 fi
+# The fault tests (crates/cli/tests/faults.rs) put Shopify's toxiproxy
+# between poolbench and its targets: built from the Go module proxy into
+# ~/.cache/poolbench/toxiproxy (scripts/services.sh starts it).
+toxi_dir=$HOME/.cache/poolbench/toxiproxy
+if [ ! -x "$toxi_dir/server" ]; then
+    mkdir -p "$toxi_dir"
+    if ! out=$(GOBIN=$toxi_dir go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0 2>&1); then
+        printf '%s\n' "$out" >&2
+        exit 1
+    fi
+fi
 # deploy/kubernetes/validate.sh checks the Job against the Kubernetes API's
 # schemas with kubernetes-validate (PyPI), without a cluster.
 if ! python3 -c "import kubernetes_validate" 2>/dev/null; then

@@ -28,15 +28,28 @@ pub(crate) fn run(a: RunArgs) -> Result<(), Failure> {
     }
     // Bound before any load: a bad address stops the run here.
     let watch = crate::metrics_listen::Watch::start(&a.metrics, "run")?;
-    let (format, views) = (a.format, a.views.clone());
+    let (format, views, outputs) = (a.format, a.views.clone(), a.output.clone());
     let result = execute(a, watch.live.clone())?;
+    // The result on stdout first: a file that cannot be written (a full
+    // disk) is then one line and exit 1, and nothing measured is lost.
     crate::output::emit(&crate::output::render(format, &result, &views));
+    write_outputs(&outputs, &views, &result)?;
     watch.finish();
     slo_verdict(&result)
 }
 
-/// Run the plan the arguments describe and write its outputs; the result
-/// for the caller to print and check. With `live`, the engine keeps it up
+/// Each `-o`, and the `--hdr-log` files.
+pub(crate) fn write_outputs(
+    outputs: &[std::path::PathBuf],
+    views: &crate::args::ViewArgs,
+    result: &poolbench_model::RunResult,
+) -> Result<(), Failure> {
+    crate::output::write_all(outputs, result)?;
+    crate::output::write_hdr_logs(views, result)
+}
+
+/// Run the plan the arguments describe; the result for the caller to
+/// print, write ([`write_outputs`]) and check. With `live`, the engine keeps it up
 /// to date while the cells run.
 pub(crate) fn execute(
     a: RunArgs,
@@ -101,8 +114,6 @@ pub(crate) fn execute(
         s.shutdown();
     }
 
-    crate::output::write_all(&a.output, &result)?;
-    crate::output::write_hdr_logs(&a.views, &result)?;
     Ok(result)
 }
 

@@ -20,6 +20,7 @@ mod compare;
 mod database_access;
 mod databases;
 mod delayed_ack;
+mod faults;
 mod findings;
 mod formats;
 mod grpc_calls;

@@ -227,9 +227,10 @@ fn run(
                 .replace("{grpc}", srv.grpc.as_deref().unwrap_or(""));
             a.target = Some(target);
         }
-        let views = a.views.clone();
+        let (views, outputs) = (a.views.clone(), a.output.clone());
         let result = crate::run_cmd::execute(a, live.clone())?;
         out.say(&crate::output::render(Format::Text, &result, &views));
+        crate::run_cmd::write_outputs(&outputs, &views, &result)?;
         drop(server);
         out.say("\nexpected of this step:\n");
         let verdicts = expect::check(&step.expect, &result);

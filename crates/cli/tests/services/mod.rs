@@ -23,6 +23,11 @@ pub fn mysql_url() -> String {
     env_url("POOLBENCH_MYSQL_URL")
 }
 
+/// The API of the throwaway toxiproxy (`http://127.0.0.1:PORT`).
+pub fn toxiproxy_url() -> String {
+    env_url("POOLBENCH_TOXIPROXY_URL")
+}
+
 /// `redis://` URL of the throwaway Redis.
 pub fn redis_url() -> String {
     env_url("POOLBENCH_REDIS_URL")

@@ -1,0 +1,418 @@
+//! Network faults between poolbench and its target, made by a real chaos
+//! proxy: Shopify's toxiproxy (scripts/setup.sh builds it, scripts/
+//! services.sh starts it: POOLBENCH_TOXIPROXY_URL), driven through its
+//! HTTP API. Each fault is applied from 2 s to 5 s of an 8 s run (a
+//! stall counts from 2 s, so the window is longer than that); the run
+//! must end on time with a whole result, count the errors by their kind
+//! and name what happened.
+use crate::services::{toxiproxy_url, Serve};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The run: 8 s, 8 workers on 8 connections, 1 s timeouts.
+const RUN_S: f64 = 8.0;
+/// The fault's window within it, seconds from the start.
+const FAULT: (f64, f64) = (2.0, 5.0);
+
+/// One request to toxiproxy's API: (status, body).
+fn api(method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let base = toxiproxy_url();
+    let host = base.trim_start_matches("http://").trim_end_matches('/');
+    let mut s = TcpStream::connect(host).expect("toxiproxy answers");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let status = out
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    (status, body.to_string())
+}
+
+/// A proxy of the test's own in front of `upstream`, removed when dropped.
+struct Proxy {
+    name: String,
+    listen: String,
+}
+
+impl Proxy {
+    fn new(name: &str, upstream: &str) -> Proxy {
+        let name = format!("{name}-{}", std::process::id());
+        let (code, body) = api(
+            "POST",
+            "/proxies",
+            Some(
+                &json!({"name": name, "listen": "127.0.0.1:0", "upstream": upstream, "enabled": true}),
+            ),
+        );
+        assert_eq!(code, 201, "toxiproxy refused the proxy: {body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        let listen = v["listen"].as_str().unwrap().to_string();
+        assert!(!listen.ends_with(":0"), "{body}");
+        Proxy { name, listen }
+    }
+
+    fn add(&self, toxic: &str, attributes: Value) {
+        let (code, body) = api(
+            "POST",
+            &format!("/proxies/{}/toxics", self.name),
+            Some(
+                &json!({"name": "fault", "type": toxic, "stream": "downstream", "toxicity": 1.0, "attributes": attributes}),
+            ),
+        );
+        assert_eq!(code, 200, "toxiproxy refused the {toxic} toxic: {body}");
+    }
+
+    fn remove(&self) {
+        let (code, body) = api(
+            "DELETE",
+            &format!("/proxies/{}/toxics/fault", self.name),
+            None,
+        );
+        assert_eq!(code, 204, "{body}");
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = api("DELETE", &format!("/proxies/{}", self.name), None);
+    }
+}
+
+/// What a run under a fault produced.
+struct Faulted {
+    result: Value,
+    wall_s: f64,
+}
+
+impl Faulted {
+    fn cell(&self) -> &Value {
+        &self.result["cells"][0]
+    }
+
+    fn errors(&self, kind: &str) -> u64 {
+        self.cell()["errors"]["by_kind"][kind].as_u64().unwrap_or(0)
+    }
+
+    fn total_errors(&self) -> u64 {
+        self.cell()["errors"]["total"].as_u64().unwrap()
+    }
+
+    fn finding(&self, id: &str) -> Option<&Value> {
+        self.result["pitfalls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == id)
+    }
+
+    /// Successes per second between `from` and `to` seconds of the cell.
+    fn rate(&self, from: f64, to: f64) -> f64 {
+        let t = &self.cell()["timeline"];
+        let bucket = t["bucket_ms"].as_f64().unwrap() / 1000.0;
+        let ok: Vec<f64> = t["ok"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let (a, b) = ((from / bucket) as usize, (to / bucket) as usize);
+        let b = b.min(ok.len());
+        ok[a.min(b)..b].iter().sum::<f64>() / ((b - a.min(b)).max(1) as f64 * bucket)
+    }
+
+    /// The stall the cell records lies in the fault's window: it starts
+    /// within half a second of the fault and lasts most of it.
+    fn assert_stall_in_the_window(&self) {
+        let stalls = self.cell()["stalls"].as_array().unwrap();
+        assert!(
+            stalls.iter().any(|s| {
+                let start = s["start_s"].as_f64().unwrap();
+                let len = s["duration_s"].as_f64().unwrap();
+                (FAULT.0 - 0.5..=FAULT.0 + 0.6).contains(&start) && len >= FAULT.1 - FAULT.0 - 1.1
+            }),
+            "{}",
+            self.trail()
+        );
+    }
+
+    fn trail(&self) -> String {
+        let t = &self.cell()["timeline"];
+        format!(
+            "{:.1} s; stalls {}; ok {}; in flight {}; errors {}; findings {}",
+            self.wall_s,
+            self.cell()["stalls"],
+            t["ok"],
+            t["inflight"],
+            self.cell()["errors"],
+            self.result["pitfalls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| format!("{}: {}", p["id"], p["evidence"]))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )
+    }
+}
+
+/// `run URL` for 8 s with the fault `toxic` from 2 s to 5 s.
+fn under(url: &str, proxy: &Proxy, toxic: &str, attributes: Value, extra: &[&str]) -> Faulted {
+    let dir = std::env::temp_dir().join(format!("poolbench-fault-{}-{toxic}", proxy.name));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("result.json");
+    let mut run = Command::new(env!("CARGO_BIN_EXE_poolbench"));
+    run.args([
+        "run", url, "-c", "8", "-s", "pool:8", "-d", "8s", "--warmup", "0s",
+    ])
+    .args(["--timeout", "1s", "--connect-timeout", "1s", "--quiet"])
+    .args(["--format", "json", "-o", saved.to_str().unwrap()])
+    .args(extra);
+    let started = Instant::now();
+    let child = run
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs_f64(FAULT.0));
+    proxy.add(toxic, attributes);
+    std::thread::sleep(Duration::from_secs_f64(FAULT.1 - FAULT.0));
+    proxy.remove();
+    let out = child.wait_with_output().unwrap();
+    let wall_s = started.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{toxic}: {stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{toxic}: stdout is no result ({e}): {stderr}"));
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap())
+        .unwrap_or_else(|e| panic!("{toxic}: -o is no whole result: {e}"));
+    assert_eq!(file["cells"][0]["requests"], result["cells"][0]["requests"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    // On time: the run, one timeout, and the start.
+    assert!(wall_s <= RUN_S + 1.0 + 3.0, "{toxic}: {wall_s:.1} s");
+    Faulted { result, wall_s }
+}
+
+/// The built-in server behind a proxy of its own.
+fn http_target(name: &str) -> (Serve, Proxy) {
+    let serve = Serve::start(&["--delay", "2ms"]);
+    let proxy = Proxy::new(name, &serve.addr);
+    (serve, proxy)
+}
+
+#[test]
+fn http1_latency_with_jitter_shows_in_the_tail_without_errors() {
+    let (_serve, proxy) = http_target("latency");
+    let url = format!("http://{}/", proxy.listen);
+    let f = under(
+        &url,
+        &proxy,
+        "latency",
+        json!({"latency": 200, "jitter": 50}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "{}", f.trail());
+    // A third of the time, but far fewer of the requests: the slowest.
+    let max = f.cell()["latency_us"]["max"].as_f64().unwrap();
+    assert!(max >= 150_000.0, "max {max} µs: {}", f.trail());
+    // Slower in the window, as fast again after.
+    assert!(f.rate(2.5, 4.5) < 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+#[test]
+fn http1_half_open_connections_time_out_and_are_a_stall_in_the_window() {
+    let (_serve, proxy) = http_target("timeout");
+    let url = format!("http://{}/", proxy.listen);
+    // timeout 0: the data stops and the connection stays open.
+    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+    assert!(f.errors("timeout") >= 8, "{}", f.trail());
+    assert!(f.finding("stall").is_some(), "{}", f.trail());
+    f.assert_stall_in_the_window();
+    assert!(f.rate(2.3, 4.7) < 0.1 * f.rate(0.5, 1.5), "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+#[test]
+fn http1_reset_peer_is_counted_as_resets_and_the_pool_reconnects() {
+    let (_serve, proxy) = http_target("reset");
+    let url = format!("http://{}/", proxy.listen);
+    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    assert!(f.errors("reset") >= 1, "{}", f.trail());
+    assert!(f.finding("errors").is_some(), "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+    let opened = f.cell()["connections"]["opened"].as_u64().unwrap();
+    assert!(opened > 8, "the pool reopened nothing: {}", f.trail());
+}
+
+#[test]
+fn http1_connections_cut_after_some_bytes_are_errors_and_reconnects() {
+    let (_serve, proxy) = http_target("limit");
+    let url = format!("http://{}/", proxy.listen);
+    let f = under(&url, &proxy, "limit_data", json!({"bytes": 2000}), &[]);
+    assert!(f.total_errors() >= 1, "{}", f.trail());
+    let kinds = &f.cell()["errors"]["by_kind"];
+    assert!(
+        kinds
+            .as_object()
+            .unwrap()
+            .keys()
+            .all(|k| ["reset", "protocol", "timeout"].contains(&k.as_str())),
+        "{}",
+        f.trail()
+    );
+    let opened = f.cell()["connections"]["opened"].as_u64().unwrap();
+    assert!(opened > 8, "{}", f.trail());
+}
+
+#[test]
+fn http1_fragmented_and_slow_closed_answers_are_read_whole() {
+    let (_serve, proxy) = http_target("slicer");
+    let url = format!("http://{}/", proxy.listen);
+    // Answers in 1-19 byte pieces 200 µs apart: parsed whole, no error.
+    let f = under(
+        &url,
+        &proxy,
+        "slicer",
+        json!({"average_size": 10, "size_variation": 9, "delay": 200}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "{}", f.trail());
+    let (_serve2, proxy2) = http_target("slow-close");
+    let url = format!("http://{}/", proxy2.listen);
+    let f = under(&url, &proxy2, "slow_close", json!({"delay": 3000}), &[]);
+    assert_eq!(f.total_errors(), 0, "{}", f.trail());
+}
+
+#[test]
+fn http1_a_bandwidth_cap_slows_the_window_and_nothing_else() {
+    let (_serve, proxy) = http_target("bandwidth");
+    let url = format!("http://{}/", proxy.listen);
+    // 2 KB/s for answers of about 130 bytes each, 8 connections.
+    let f = under(&url, &proxy, "bandwidth", json!({"rate": 2}), &[]);
+    assert!(f.rate(2.5, 4.5) < 0.2 * f.rate(0.5, 1.5), "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+/// `url` with its host:port replaced by a proxy of its own in front.
+fn behind_proxy(url: &str, name: &str) -> (Proxy, String) {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (auth, hostpath) = match rest.rsplit_once('@') {
+        Some((a, h)) => (format!("{a}@"), h),
+        None => (String::new(), rest),
+    };
+    let (hostport, path) = hostpath.split_once('/').unwrap_or((hostpath, ""));
+    let proxy = Proxy::new(name, hostport);
+    let proxied = format!("{scheme}://{auth}{}/{path}", proxy.listen);
+    (proxy, proxied)
+}
+
+#[test]
+fn postgres_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (proxy, url) = behind_proxy(&crate::services::pg_url(), "pg");
+    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+    assert!(f.errors("timeout") >= 1, "{}", f.trail());
+    assert!(f.finding("stall").is_some(), "{}", f.trail());
+    f.assert_stall_in_the_window();
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    assert!(f.errors("reset") >= 1, "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(
+        &url,
+        &proxy,
+        "latency",
+        json!({"latency": 100, "jitter": 20}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "{}", f.trail());
+    assert!(f.rate(2.5, 4.5) < 0.5 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+#[test]
+fn redis_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (proxy, url) = behind_proxy(&crate::services::redis_url(), "redis");
+    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+    assert!(f.errors("timeout") >= 1, "{}", f.trail());
+    assert!(f.finding("stall").is_some(), "{}", f.trail());
+    f.assert_stall_in_the_window();
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    assert!(f.errors("reset") >= 1, "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(
+        &url,
+        &proxy,
+        "slicer",
+        json!({"average_size": 3, "size_variation": 2, "delay": 100}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "{}", f.trail());
+}
+
+#[test]
+fn a_full_disk_under_o_is_one_line_and_the_stdout_result_is_kept() {
+    // A 16 KiB filesystem of the test's own (a mount namespace, as an
+    // unprivileged user may make one): the probe before the load fits, the
+    // result after it does not.
+    let serve = Serve::start(&[]);
+    let dir = std::env::temp_dir().join(format!("poolbench-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=16k tmpfs {d} && exec {} run {} -c 2 -d 1s --warmup 0s --quiet --format json -o {d}/result.json",
+        env!("CARGO_BIN_EXE_poolbench"),
+        serve.url("/")
+    );
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script])
+        .output()
+        .expect("unshare (util-linux) runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot write") && stderr.contains("No space left"),
+        "{stderr}"
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).expect("the result on stdout");
+    assert!(result["cells"][0]["ok"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn h2c_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (_serve, proxy) = http_target("h2c");
+    let url = format!("h2c://{}/", proxy.listen);
+    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+    assert!(f.errors("timeout") >= 1, "{}", f.trail());
+    f.assert_stall_in_the_window();
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    assert!(f.errors("reset") >= 1, "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+#[test]
+fn mysql_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (proxy, url) = behind_proxy(&crate::services::mysql_url(), "mysql");
+    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+    assert!(f.errors("timeout") >= 1, "{}", f.trail());
+    f.assert_stall_in_the_window();
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    assert!(f.errors("reset") >= 1, "{}", f.trail());
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+}
