@@ -319,42 +319,6 @@ fn the_confirmation_calls_a_tie_and_the_smaller_pool_wins_it() {
 }
 
 #[test]
-fn a_plateau_creeping_up_within_its_noise_has_its_knee_where_it_flattens() {
-    // nginx on 2 shared cores with the generator saturated: flat from 16
-    // but for a few per cent a doubling, each level ±4% within its run.
-    let points: Vec<TunePoint> = [
-        (1, 42_000.0),
-        (2, 51_000.0),
-        (4, 93_000.0),
-        (8, 150_000.0),
-        (16, 190_000.0),
-        (32, 196_000.0),
-        (64, 208_000.0),
-    ]
-    .iter()
-    .map(|&(n, x)| {
-        let mut p = service(TunePhase::Capacity, n, n, 100, 1.0, None);
-        p.throughput_rps = x;
-        p.throughput_ci95 = Some(0.04 * x);
-        p.mean_us = n as f64 / x * 1e6;
-        p
-    })
-    .collect();
-    let cap = capacity(&points, None, false);
-    assert_eq!(cap.knee_in_flight, Some(16), "{cap:?}");
-    // Measured exactly, the same creep is a rise to the last level.
-    let exact: Vec<TunePoint> = points
-        .into_iter()
-        .map(|mut p| {
-            p.throughput_ci95 = Some(0.0);
-            p
-        })
-        .collect();
-    let cap = capacity(&exact, None, false);
-    assert!(cap.still_rising && cap.knee_in_flight.is_none(), "{cap:?}");
-}
-
-#[test]
 fn a_gradual_fall_is_retrograde_and_a_sudden_one_a_cliff() {
     // FastAPI with synchronous SQLAlchemy as measured: 800 req/s at 4 in
     // flight falling to 24% of that at 15, a step at a time.

@@ -74,9 +74,8 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
     cap.max_rps_in_flight = best.in_flight;
     // The knee off the fitted curve: one noisy level does not decide it.
     cap.fitted = fit_curve(&good);
-    let noise = best.throughput_ci95.unwrap_or(0.0);
     let (peak, knee) =
-        knee_of(&cap.fitted, KNEE_SHARE, noise).unwrap_or((best.throughput_rps, best.in_flight));
+        knee_of(&cap.fitted, KNEE_SHARE).unwrap_or((best.throughput_rps, best.in_flight));
     cap.knee_in_flight = Some(knee);
     cap.slo_in_flight = slo
         .and_then(|s| s.p99_us)

@@ -61,14 +61,10 @@ pub fn isotonic(values: &[(f64, f64)]) -> Vec<f64> {
 }
 
 /// The fitted peak, and the fewest requests in flight whose fitted
-/// throughput reaches `share` of it less its `noise` (the half-width of
-/// the best level's 95% interval, at most a twentieth of the peak): on a
-/// plateau that creeps up within the noise (nginx with the generator
-/// saturated), the last and luckiest level does not drag the knee up.
-pub fn knee_of(curve: &[CurvePoint], share: f64, noise: f64) -> Option<(f64, usize)> {
+/// throughput reaches `share` of it.
+pub fn knee_of(curve: &[CurvePoint], share: f64) -> Option<(f64, usize)> {
     let peak = curve.iter().map(|c| c.throughput_rps).fold(0.0, f64::max);
-    let bar = share * (peak - noise.clamp(0.0, peak / 20.0));
-    let knee = curve.iter().find(|c| c.throughput_rps >= bar)?;
+    let knee = curve.iter().find(|c| c.throughput_rps >= share * peak)?;
     Some((peak, knee.in_flight))
 }
 
