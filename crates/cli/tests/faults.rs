@@ -416,3 +416,26 @@ fn mysql_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
     assert!(f.errors("reset") >= 1, "{}", f.trail());
     assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
 }
+
+#[test]
+fn a_full_listen_queue_before_the_run_is_unreachable_in_one_line() {
+    // The target's accept queue is full (a backlog of 0, never accepted):
+    // SYNs go unanswered. poolbench's reachability check meets it before
+    // any load: one line naming the timeout, exit 2, within a few
+    // connect timeouts (seen: 3.0 s at 1 s).
+    let full = crate::support::PortServer::start("full_backlog.py", &[]);
+    let url = format!("http://127.0.0.1:{}/", full.port);
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["run", &url, "-c", "4", "-s", "pool:4", "-d", "3s"])
+        .args(["--connect-timeout", "1s", "--quiet", "--format", "json"])
+        .output()
+        .unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("timed out"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(wall <= 3.0 * 1.0 + 1.5, "{wall:.1} s");
+}
