@@ -531,18 +531,7 @@ toxiproxy_start() {
     die "toxiproxy did not become ready (see $d/log)"
 }
 
-toxiproxy_stop() {
-    local dir=$1 pid
-    [ -s "$dir/toxiproxy/pid" ] || return 0
-    pid=$(cat "$dir/toxiproxy/pid")
-    rm -f "$dir/toxiproxy/pid"
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 200); do
-        alive "$pid" || return 0
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-}
+toxiproxy_stop() { stop_pidfile "$1/toxiproxy/pid"; }
 
 # 200 from URL (curl, or python3's urllib without it).
 ready() {
@@ -553,11 +542,12 @@ ready() {
     fi
 }
 
-prometheus_stop() {
-    local dir=$1 pid
-    [ -s "$dir/prometheus/pid" ] || return 0
-    pid=$(cat "$dir/prometheus/pid")
-    rm -f "$dir/prometheus/pid"
+# The process whose PID FILE holds: TERM, up to 10 s, then KILL.
+stop_pidfile() {
+    local file=$1 pid
+    [ -s "$file" ] || return 0
+    pid=$(cat "$file")
+    rm -f "$file"
     kill -TERM "$pid" 2>/dev/null || return 0
     for _ in $(seq 1 200); do
         alive "$pid" || return 0
@@ -565,6 +555,8 @@ prometheus_stop() {
     done
     kill -KILL "$pid" 2>/dev/null || true
 }
+
+prometheus_stop() { stop_pidfile "$1/prometheus/pid"; }
 
 write_env() {
     local dir=$1 here

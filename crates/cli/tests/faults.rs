@@ -319,17 +319,24 @@ fn behind_proxy(url: &str, name: &str) -> (Proxy, String) {
     (proxy, proxied)
 }
 
-#[test]
-fn postgres_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
-    let (proxy, url) = behind_proxy(&crate::services::pg_url(), "pg");
-    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
+/// The two faults every protocol meets: a half-open connection (timeouts,
+/// a stall in the fault's window) and a reset (resets); each recovered
+/// from after the window.
+fn half_open_then_reset(url: &str, proxy: &Proxy) {
+    let f = under(url, proxy, "timeout", json!({"timeout": 0}), &[]);
     assert!(f.errors("timeout") >= 1, "{}", f.trail());
     assert!(f.finding("stall").is_some(), "{}", f.trail());
     f.assert_stall_in_the_window();
     assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
-    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
+    let f = under(url, proxy, "reset_peer", json!({"timeout": 0}), &[]);
     assert!(f.errors("reset") >= 1, "{}", f.trail());
     assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+}
+
+#[test]
+fn postgres_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (proxy, url) = behind_proxy(&crate::services::pg_url(), "pg");
+    half_open_then_reset(&url, &proxy);
     let f = under(
         &url,
         &proxy,
@@ -344,14 +351,7 @@ fn postgres_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
 #[test]
 fn redis_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
     let (proxy, url) = behind_proxy(&crate::services::redis_url(), "redis");
-    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
-    assert!(f.errors("timeout") >= 1, "{}", f.trail());
-    assert!(f.finding("stall").is_some(), "{}", f.trail());
-    f.assert_stall_in_the_window();
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
-    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
-    assert!(f.errors("reset") >= 1, "{}", f.trail());
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    half_open_then_reset(&url, &proxy);
     let f = under(
         &url,
         &proxy,
@@ -396,25 +396,13 @@ fn a_full_disk_under_o_is_one_line_and_the_stdout_result_is_kept() {
 fn h2c_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
     let (_serve, proxy) = http_target("h2c");
     let url = format!("h2c://{}/", proxy.listen);
-    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
-    assert!(f.errors("timeout") >= 1, "{}", f.trail());
-    f.assert_stall_in_the_window();
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
-    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
-    assert!(f.errors("reset") >= 1, "{}", f.trail());
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    half_open_then_reset(&url, &proxy);
 }
 
 #[test]
 fn mysql_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
     let (proxy, url) = behind_proxy(&crate::services::mysql_url(), "mysql");
-    let f = under(&url, &proxy, "timeout", json!({"timeout": 0}), &[]);
-    assert!(f.errors("timeout") >= 1, "{}", f.trail());
-    f.assert_stall_in_the_window();
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
-    let f = under(&url, &proxy, "reset_peer", json!({"timeout": 0}), &[]);
-    assert!(f.errors("reset") >= 1, "{}", f.trail());
-    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
+    half_open_then_reset(&url, &proxy);
 }
 
 #[test]
