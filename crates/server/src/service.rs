@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::header::{HeaderValue, CONNECTION, CONTENT_TYPE};
 use http::{Request, Response, StatusCode, Version};
-use http_body_util::{Either, Full};
-use hyper::body::Incoming;
+use http_body_util::{BodyExt as _, Either, Full};
+use hyper::body::{Body as _, Incoming};
 use poolbench_greeter::GreeterServer;
 use tower_service::Service as _;
 
@@ -178,10 +178,19 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
                 resp.map(Either::Right)
             }));
         }
-        if shared.semaphore.is_none() && shared.sampler.is_none() && shared.stall.is_none() {
+        // A request body is read whole before the answer, as servers that
+        // parse it do: answered first, an HTTP/2 upload would be reset
+        // mid-body and its DATA already on the wire would arrive for a
+        // closed stream.
+        let body = (!req.body().is_end_stream()).then(|| req.into_body());
+        if body.is_none()
+            && shared.semaphore.is_none()
+            && shared.sampler.is_none()
+            && shared.stall.is_none()
+        {
             return ResponseFuture::Immediate(Some((guard, close)));
         }
-        slow_answer(guard, close)
+        slow_answer(guard, close, body)
     }
 }
 
@@ -203,13 +212,17 @@ fn authors_answer(
     }))
 }
 
-/// A request that waits first: for an in-flight permit, its sampled
-/// delay, a stall under way.
-fn slow_answer(guard: RequestGuard, close: bool) -> ResponseFuture {
+/// A request that waits first: for its body, an in-flight permit, its
+/// sampled delay, a stall under way.
+fn slow_answer(guard: RequestGuard, close: bool, body: Option<Incoming>) -> ResponseFuture {
     let shared = &guard.0.shared;
     let delay = shared.sampler.sample(&mut rand::rng());
     let received = Instant::now();
     ResponseFuture::Slow(Box::pin(async move {
+        if let Some(mut body) = body {
+            // A body cut short is the client's doing: answer what came.
+            while let Some(Ok(_)) = body.frame().await {}
+        }
         let shared = &guard.0.shared;
         let _permit = match &shared.semaphore {
             Some(sem) => Some(sem.acquire().await.expect("the semaphore is never closed")),
