@@ -125,6 +125,41 @@ fn the_budget_is_the_lower_of_the_knee_and_the_server_s_limit() {
 }
 
 #[test]
+fn a_service_serving_n_at_once_gets_n_not_its_knee() {
+    // A sharp curve: 24 at once, the knee (95% of the peak) at 22.
+    let replicas = Replicas {
+        min: 4,
+        max: 4,
+        surge_pct: 0,
+    };
+    let sharp = Capacity {
+        serves_at_once: Some(24),
+        ..capacity(Some(22), None)
+    };
+    let f = plan_fleet(replicas, None, &sharp, Some(22));
+    assert_eq!((f.budget, f.pool_per_replica), (Some(24), Some(6)));
+    assert!(
+        f.budget_source
+            .starts_with("the service serves about 24 at a time"),
+        "{}",
+        f.budget_source
+    );
+    // Not past its cliff: a service failing from 20 keeps 19.
+    let failing = Capacity {
+        serves_at_once: Some(24),
+        ..capacity(Some(22), Some(20))
+    };
+    let f = plan_fleet(replicas, None, &failing, Some(18));
+    assert_eq!(f.budget, Some(19));
+    // Below the knee, the knee stands.
+    let wide = Capacity {
+        serves_at_once: Some(10),
+        ..capacity(Some(22), None)
+    };
+    assert_eq!(plan_fleet(replicas, None, &wide, Some(20)).budget, Some(22));
+}
+
+#[test]
 fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
     use poolbench_model::{TuneLoad, TuneRecommendation, TuneResult};
     let mut r = TuneResult::begin(

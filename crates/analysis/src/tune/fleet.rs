@@ -40,12 +40,25 @@ pub fn budget(
     }
 }
 
-/// The service's own bound: its knee, or just below its cliff.
+/// The service's own bound: how many it serves at once (Little's law)
+/// where that is above its knee, else its knee; below its cliff. On a
+/// sharp curve (a service that takes 24 at once) the knee, where the curve
+/// reaches 95% of its peak, reads 22 or 23, and four replicas of 5 would
+/// leave a sixth of the service idle.
 fn service_budget(c: &Capacity) -> Option<(u64, String)> {
     let below_cliff = c.cliff_in_flight.map(|x| x.saturating_sub(1).max(1) as u64);
-    match (c.knee_in_flight.map(|k| k as u64), below_cliff) {
+    let knee = c.knee_in_flight.map(|k| k as u64);
+    let serves = c.serves_at_once.map(|n| n as u64);
+    match (knee, below_cliff) {
         (Some(k), Some(b)) if b < k => {
             Some((b, format!("the service fails from {} in flight", b + 1)))
+        }
+        (Some(k), b) if serves.is_some_and(|n| n > k && b.is_none_or(|b| n <= b)) => {
+            let n = serves.unwrap_or(k);
+            Some((
+                n,
+                format!("the service serves about {n} at a time (its knee: {k} in flight reach 95% of its peak)"),
+            ))
         }
         (Some(k), _) => Some((
             k,
