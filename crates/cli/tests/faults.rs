@@ -148,6 +148,37 @@ impl Faulted {
         );
     }
 
+    /// Every error is of one of `kinds`.
+    fn assert_only(&self, kinds: &[&str]) {
+        let by_kind = self.cell()["errors"]["by_kind"].as_object().unwrap();
+        assert!(
+            by_kind.keys().all(|k| kinds.contains(&k.as_str())),
+            "not only {kinds:?}: {}",
+            self.trail()
+        );
+    }
+
+    /// The `errors` finding says when: from about the fault's start to
+    /// about its end (seconds of the measurement, which begins a little
+    /// after the process).
+    fn assert_errors_in_the_window(&self) {
+        let errors = self
+            .finding("errors")
+            .unwrap_or_else(|| panic!("no errors finding: {}", self.trail()));
+        let line = errors["evidence"][0].as_str().unwrap();
+        let span = line
+            .split_once(", from ")
+            .and_then(|(_, w)| w.split_once(" s of the measurement"))
+            .and_then(|(w, _)| w.split_once(" s to "))
+            .and_then(|(a, b)| Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?)))
+            .unwrap_or_else(|| panic!("no window in {line:?}"));
+        assert!(
+            (FAULT.0 - 0.7..=FAULT.1).contains(&span.0) && span.1 <= FAULT.1 + 1.5,
+            "{line}: {}",
+            self.trail()
+        );
+    }
+
     fn trail(&self) -> String {
         let t = &self.cell()["timeline"];
         format!(
@@ -170,7 +201,26 @@ impl Faulted {
 
 /// `run URL` for 8 s with the fault `toxic` from 2 s to 5 s.
 fn under(url: &str, proxy: &Proxy, toxic: &str, attributes: Value, extra: &[&str]) -> Faulted {
-    let dir = std::env::temp_dir().join(format!("poolbench-fault-{}-{toxic}", proxy.name));
+    let name = format!("{}-{toxic}", proxy.name);
+    under_with(
+        url,
+        &name,
+        || proxy.add(toxic, attributes),
+        || proxy.remove(),
+        extra,
+    )
+}
+
+/// `run URL` for 8 s, `on` called at 2 s and `off` at 5 s; the run must
+/// exit 0 on time, with the same whole result on stdout and in `-o`.
+fn under_with(
+    url: &str,
+    name: &str,
+    on: impl FnOnce(),
+    off: impl FnOnce(),
+    extra: &[&str],
+) -> Faulted {
+    let dir = std::env::temp_dir().join(format!("poolbench-fault-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let saved = dir.join("result.json");
     let mut run = Command::new(env!("CARGO_BIN_EXE_poolbench"));
@@ -187,21 +237,21 @@ fn under(url: &str, proxy: &Proxy, toxic: &str, attributes: Value, extra: &[&str
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_secs_f64(FAULT.0));
-    proxy.add(toxic, attributes);
+    on();
     std::thread::sleep(Duration::from_secs_f64(FAULT.1 - FAULT.0));
-    proxy.remove();
+    off();
     let out = child.wait_with_output().unwrap();
     let wall_s = started.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{toxic}: {stderr}");
+    assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
     let result: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{toxic}: stdout is no result ({e}): {stderr}"));
+        .unwrap_or_else(|e| panic!("{name}: stdout is no result ({e}): {stderr}"));
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap())
-        .unwrap_or_else(|e| panic!("{toxic}: -o is no whole result: {e}"));
+        .unwrap_or_else(|e| panic!("{name}: -o is no whole result: {e}"));
     assert_eq!(file["cells"][0]["requests"], result["cells"][0]["requests"]);
     let _ = std::fs::remove_dir_all(&dir);
     // On time: the run, one timeout, and the start.
-    assert!(wall_s <= RUN_S + 1.0 + 3.0, "{toxic}: {wall_s:.1} s");
+    assert!(wall_s <= RUN_S + 1.0 + 3.0, "{name}: {wall_s:.1} s");
     Faulted { result, wall_s }
 }
 
@@ -426,4 +476,136 @@ fn a_full_listen_queue_before_the_run_is_unreachable_in_one_line() {
     assert!(stderr.contains("timed out"), "{stderr}");
     assert!(out.stdout.is_empty());
     assert!(wall <= 3.0 * 1.0 + 1.5, "{wall:.1} s");
+}
+
+/// The faults besides half-open and reset, as any protocol meets them; each
+/// run ends on time with a whole result (`under`), and:
+fn the_rest_of_the_matrix(url: &str, proxy: &Proxy) {
+    // 100 ms ± 20 of latency: slower in the window, no errors, fast after.
+    let f = under(
+        url,
+        proxy,
+        "latency",
+        json!({"latency": 100, "jitter": 20}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "latency: {}", f.trail());
+    assert!(
+        f.rate(2.5, 4.5) < 0.5 * f.rate(0.5, 1.5),
+        "latency: {}",
+        f.trail()
+    );
+    assert!(
+        f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5),
+        "latency: {}",
+        f.trail()
+    );
+    // 1 KB/s a connection: the window crawls, a slow answer is a timeout
+    // and nothing else, and it is over after.
+    let f = under(url, proxy, "bandwidth", json!({"rate": 1}), &[]);
+    assert!(
+        f.rate(2.5, 4.5) < 0.3 * f.rate(0.5, 1.5),
+        "bandwidth: {}",
+        f.trail()
+    );
+    f.assert_only(&["timeout"]);
+    assert!(
+        f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5),
+        "bandwidth: {}",
+        f.trail()
+    );
+    // A close that lingers 3 s: nothing closes mid-run, and the run's end
+    // does not wait for it (`under`'s bound).
+    let f = under(url, proxy, "slow_close", json!({"delay": 3000}), &[]);
+    assert_eq!(f.total_errors(), 0, "slow_close: {}", f.trail());
+    // Each connection cut after 2,000 bytes: resets (or a cut answer, or
+    // a timeout), connections opened again, and the errors' window named.
+    let f = under(url, proxy, "limit_data", json!({"bytes": 2000}), &[]);
+    assert!(f.total_errors() >= 1, "limit_data: {}", f.trail());
+    f.assert_only(&["reset", "protocol", "timeout"]);
+    f.assert_errors_in_the_window();
+    let opened = f.cell()["connections"]["opened"].as_u64().unwrap();
+    assert!(opened > 8, "limit_data: nothing reopened: {}", f.trail());
+    assert!(
+        f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5),
+        "limit_data: {}",
+        f.trail()
+    );
+    // Answers in 1-19 byte pieces 200 µs apart: read whole, no error.
+    let f = under(
+        url,
+        proxy,
+        "slicer",
+        json!({"average_size": 10, "size_variation": 9, "delay": 200}),
+        &[],
+    );
+    assert_eq!(f.total_errors(), 0, "slicer: {}", f.trail());
+}
+
+#[test]
+fn h2c_meets_the_rest_of_the_matrix() {
+    let (_serve, proxy) = http_target("h2c-matrix");
+    the_rest_of_the_matrix(&format!("h2c://{}/", proxy.listen), &proxy);
+}
+
+/// The built-in server's gRPC listener behind a proxy of its own.
+fn grpc_target(name: &str) -> (Serve, Proxy, String) {
+    let serve = Serve::start_listening(&["--delay", "2ms", "--grpc-listen", "127.0.0.1:0"], 2);
+    let proxy = Proxy::new(name, &serve.listener("grpc"));
+    let url = format!("grpc://{}/", proxy.listen);
+    (serve, proxy, url)
+}
+
+#[test]
+fn grpc_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
+    let (_serve, proxy, url) = grpc_target("grpc");
+    half_open_then_reset(&url, &proxy);
+}
+
+#[test]
+fn grpc_meets_the_rest_of_the_matrix() {
+    let (_serve, proxy, url) = grpc_target("grpc-matrix");
+    the_rest_of_the_matrix(&url, &proxy);
+}
+
+#[test]
+fn postgres_meets_the_rest_of_the_matrix() {
+    let (proxy, url) = behind_proxy(&crate::services::pg_url(), "pg-matrix");
+    the_rest_of_the_matrix(&url, &proxy);
+}
+
+#[test]
+fn mysql_meets_the_rest_of_the_matrix() {
+    let (proxy, url) = behind_proxy(&crate::services::mysql_url(), "mysql-matrix");
+    the_rest_of_the_matrix(&url, &proxy);
+}
+
+#[test]
+fn redis_meets_the_rest_of_the_matrix() {
+    let (proxy, url) = behind_proxy(&crate::services::redis_url(), "redis-matrix");
+    the_rest_of_the_matrix(&url, &proxy);
+}
+
+#[test]
+fn a_listen_queue_that_fills_mid_run_is_an_outage_in_its_window() {
+    // From 2 s to 5 s the server drops its connections and accepts none:
+    // its queue (a backlog of 0) is full, new SYNs go unanswered, every
+    // reconnect waits for its 1 s connect timeout.
+    let server = std::cell::RefCell::new(crate::support::PortServer::start("queue_fills.py", &[]));
+    let url = format!("http://127.0.0.1:{}/", server.borrow().port);
+    let f = under_with(
+        &url,
+        "queue-fills",
+        || server.borrow_mut().say("full"),
+        || server.borrow_mut().say("open"),
+        &[],
+    );
+    assert!(f.errors("timeout") >= 1, "{}", f.trail());
+    f.assert_only(&["timeout", "reset"]);
+    let outage = f
+        .finding("outage")
+        .unwrap_or_else(|| panic!("no outage: {}", f.trail()));
+    let line = outage["evidence"][0].as_str().unwrap();
+    assert!(line.contains("back at"), "{line}");
+    assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
 }

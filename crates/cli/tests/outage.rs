@@ -64,9 +64,17 @@ fn recovered(c: &Value) {
     assert!(tail > 0, "nothing after the restart: {ok:?}");
 }
 
-fn serve_on(port: u16) -> Child {
+/// `poolbench serve` with its `kind` listener (`http`, serving h2c too, or
+/// `grpc`) on `port`.
+fn serve_on(kind: &str, port: u16) -> Child {
+    let at = format!("127.0.0.1:{port}");
+    let args: Vec<&str> = match kind {
+        "grpc" => vec!["--listen", "127.0.0.1:0", "--grpc-listen", &at],
+        _ => vec!["--listen", &at],
+    };
     let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("serve")
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -79,42 +87,60 @@ fn serve_on(port: u16) -> Child {
     child
 }
 
-#[test]
-fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
+/// A 5 s run against `scheme://` on a `poolbench serve` killed at 1.5 s and
+/// started again 1.5 s later on the same port: an outage with its window,
+/// refusals without a spin, and the pool back after.
+fn killed_and_restarted(scheme: &str) -> Value {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let mut server = serve_on(port);
-    let url = format!("http://127.0.0.1:{port}/");
+    let kind = if scheme == "grpc" { "grpc" } else { "http" };
+    let mut server = serve_on(kind, port);
+    let url = format!("{scheme}://127.0.0.1:{port}/");
     let run = start_run(url, "5s");
     std::thread::sleep(Duration::from_millis(1500));
     server.kill().unwrap();
     server.wait().unwrap();
     std::thread::sleep(Duration::from_millis(1500));
-    let mut again = serve_on(port);
+    let mut again = serve_on(kind, port);
     let r = run.join().expect("the run completes");
     again.kill().unwrap();
     again.wait().unwrap();
     let c = &r["cells"][0];
     let evidence = outage(&r);
     let (from, to) = down_from_to(&evidence);
-    assert!((1.0..2.3).contains(&from), "{evidence}");
-    assert!((2.5..4.0).contains(&to) && to - from > 1.0, "{evidence}");
-    assert!(evidence.contains("back at"), "{evidence}");
+    assert!((1.0..2.3).contains(&from), "{scheme}: {evidence}");
+    assert!(
+        (2.5..4.0).contains(&to) && to - from > 1.0,
+        "{scheme}: {evidence}"
+    );
+    assert!(evidence.contains("back at"), "{scheme}: {evidence}");
     // Four workers for 1.5 s against a closed port: with backoff (to
     // 100 ms) a few hundred attempts, not the tens of thousands of a spin.
     let refused = c["errors"]["by_kind"]["refused"].as_u64().unwrap_or(0);
     let reset = c["errors"]["by_kind"]["reset"].as_u64().unwrap_or(0);
-    assert!(refused > 0, "{}", c["errors"]);
-    assert!(refused + reset < 600, "a spin: {}", c["errors"]);
+    assert!(refused > 0, "{scheme}: {}", c["errors"]);
+    assert!(refused + reset < 600, "{scheme}: a spin: {}", c["errors"]);
     // And the pool came back.
     recovered(c);
+    r
+}
+
+#[test]
+fn a_server_killed_and_restarted_is_an_outage_without_a_spin() {
+    let r = killed_and_restarted("http");
     // The HTML report marks the outage on the cell's timeline.
     let html = services::html_of(&r, "outage");
     assert_eq!(html.matches("<rect class=\"outage\"").count(), 1, "{html}");
+}
+
+#[test]
+fn an_h2c_or_grpc_server_killed_and_restarted_is_an_outage_too() {
+    killed_and_restarted("h2c");
+    killed_and_restarted("grpc");
 }
 
 #[test]

@@ -236,10 +236,18 @@ pub fn redis_connections_received(url: &str) -> u64 {
 pub struct Serve {
     child: Child,
     pub addr: String,
+    /// Every listener's `KIND ADDR` line (`http`, then `grpc`, `tls`).
+    lines: Vec<String>,
 }
 
 impl Serve {
     pub fn start(args: &[&str]) -> Serve {
+        Serve::start_listening(args, 1)
+    }
+
+    /// With `listeners` lines to read: `--grpc-listen 127.0.0.1:0` and
+    /// `--tls-listen` add one each.
+    pub fn start_listening(args: &[&str], listeners: usize) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
@@ -247,19 +255,32 @@ impl Serve {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("poolbench serve starts");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let first = lines
-            .next()
-            .and_then(Result::ok)
-            .unwrap_or_else(|| panic!("poolbench serve {args:?} printed nothing"));
-        let addr = first
+        let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+        let lines: Vec<String> = (0..listeners)
+            .map(|_| {
+                out.next()
+                    .and_then(Result::ok)
+                    .unwrap_or_else(|| panic!("poolbench serve {args:?} printed too little"))
+            })
+            .collect();
+        let addr = lines[0]
             .strip_prefix("http ")
             .expect("`http ADDR` on the first line")
             .trim_end()
             .to_string();
         // Keep reading so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        Serve { child, addr }
+        std::thread::spawn(move || for _ in out {});
+        Serve { child, addr, lines }
+    }
+
+    /// The address of the `kind` listener (`grpc`, `tls`).
+    pub fn listener(&self, kind: &str) -> String {
+        self.lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("{kind} ")))
+            .unwrap_or_else(|| panic!("no `{kind} ADDR` in {:?}", self.lines))
+            .trim()
+            .to_string()
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -193,6 +193,14 @@ impl PortServer {
             .unwrap_or_else(|| panic!("{script} {args:?} did not start: {line:?}"));
         PortServer { child, port }
     }
+
+    /// One command line to the script's stdin.
+    pub fn say(&mut self, line: &str) {
+        use std::io::Write as _;
+        let stdin = self.child.stdin.as_mut().expect("stdin is piped");
+        writeln!(stdin, "{line}").expect("the script reads its stdin");
+        stdin.flush().unwrap();
+    }
 }
 
 impl Drop for PortServer {
