@@ -20,6 +20,12 @@ const GROWTH: f64 = 1.25;
 const REFINE: usize = 8;
 /// The bracket is narrow enough at this share of its upper end.
 const NARROW: f64 = 0.05;
+fn seconds_left(deadline: Instant) -> f64 {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64()
+}
+
 /// How long a look at an idle connection waits for its end of stream.
 const LOOK: Duration = Duration::from_millis(5);
 /// The largest answer head the probe reads.
@@ -65,12 +71,16 @@ impl Http1Target {
             idle.note = Some("the server does not say, and it was not measured".into());
             return Ok(idle);
         };
-        let bracket = self.bisect(max, started + within).await?;
+        let (bracket, once) = self.bisect(max, started + within).await?;
         // Closed somewhere between: the middle, to the hundredth.
         idle.idle_close_s = bracket
             .closed_s
             .map(|c| ((bracket.open_s + c) * 50.0).round() / 100.0);
-        if bracket.closed_s.is_none() {
+        if let Some(c) = once {
+            idle.note = Some(format!(
+                "a connection idle {c:.1} s was found closed once, but one idle as long was open when tried again: a passing fault, not the server's idle close"
+            ));
+        } else if bracket.closed_s.is_none() {
             idle.note = Some(format!(
                 "still open after {:.1} s idle, the longest gap tried",
                 bracket.open_s
@@ -81,10 +91,18 @@ impl Http1Target {
     }
 
     /// The gaps, grown then narrowed, each pass only if its longest gap
-    /// ends before `deadline`.
-    async fn bisect(&self, max: Duration, deadline: Instant) -> Result<IdleBracket, RequestError> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let max = max.min(left).as_secs_f64();
+    /// ends before `deadline`. Each narrowing pass tries the first closed
+    /// gap again too, on a new connection: a server's idle close shows
+    /// again, while a network fault that cut every connection at once
+    /// looks, to one pass, like an idle close at the gap it came in and
+    /// then does not. A close not seen again leaves the bracket without
+    /// one, and is returned.
+    async fn bisect(
+        &self,
+        max: Duration,
+        deadline: Instant,
+    ) -> Result<(IdleBracket, Option<f64>), RequestError> {
+        let max = max.as_secs_f64().min(seconds_left(deadline));
         let mut gaps = Vec::new();
         let mut g = FIRST_GAP.min(max);
         while g < max {
@@ -98,19 +116,22 @@ impl Http1Target {
             connections: 0,
         };
         self.pass(&gaps, &mut b).await?;
+        let mut narrowed = false;
         while let Some(closed) = b.closed_s {
             let width = closed - b.open_s;
-            let left = deadline
-                .saturating_duration_since(Instant::now())
-                .as_secs_f64();
-            if width <= NARROW * closed || closed > left {
+            if (narrowed && width <= NARROW * closed) || closed > seconds_left(deadline) {
                 break;
             }
             let step = width / (REFINE + 1) as f64;
-            let gaps: Vec<f64> = (1..=REFINE).map(|i| b.open_s + step * i as f64).collect();
-            self.pass(&gaps, &mut b).await?;
+            let mut gaps: Vec<f64> = (1..=REFINE).map(|i| b.open_s + step * i as f64).collect();
+            gaps.push(closed);
+            if !self.pass(&gaps, &mut b).await? {
+                b.closed_s = None;
+                return Ok((b, Some(closed)));
+            }
+            narrowed = true;
         }
-        Ok(b)
+        Ok((b, None))
     }
 
     /// Every gap of `gaps` (ascending) on a connection of its own, idle
@@ -118,7 +139,8 @@ impl Http1Target {
     /// Their requests go one at a time: never more than one of the
     /// probe's in flight, so a service that fails with a few more (one
     /// that freezes above its pool) is not pushed over by the probe.
-    async fn pass(&self, gaps: &[f64], b: &mut IdleBracket) -> Result<(), RequestError> {
+    async fn pass(&self, gaps: &[f64], b: &mut IdleBracket) -> Result<bool, RequestError> {
+        let mut found = false;
         let mut set = tokio::task::JoinSet::new();
         for &gap in gaps {
             let (mut stream, _) = self.idle_connection().await?;
@@ -134,13 +156,14 @@ impl Http1Target {
             match closed {
                 true => {
                     b.closed_s = Some(b.closed_s.map_or(gap, |c: f64| c.min(gap)));
+                    found = true;
                     set.abort_all();
                 }
                 false if b.closed_s.is_none_or(|c| gap < c) => b.open_s = b.open_s.max(gap),
                 false => {}
             }
         }
-        Ok(())
+        Ok(found)
     }
 
     /// A new connection that has carried one request and read its whole
