@@ -5,7 +5,9 @@ it names it through `crate::`, `super::`, or, in a mod.rs, a child by name;
 the crate root, which only declares and re-exports, is left out); and the
 crates' one-way order (docs/ARCHITECTURE.md): each crate depends only on
 the project's crates below it, and the model on no runtime at all.
-Prints what breaks a rule and exits 1; exits 0 when all holds.
+Every run first checks itself on two planted circles (`use super::{…}` and
+nested `crate::{x::{…}}`). Prints what breaks a rule and exits 1; exits 0
+when all holds.
 Usage: scripts/check-layout.py [ROOT]"""
 import os, re, subprocess, sys
 
@@ -68,15 +70,55 @@ def module_path(src, path):
     return tuple(rel)
 
 
+def use_paths(tree):
+    """The paths a use-tree names: `a::{b, c::{d, e}}` gives a::b, a::c::d,
+    a::c::e (`self` names its parent)."""
+    tree = re.sub(r"\s+as\s+\w+", "", tree)
+    tree = re.sub(r"\s+", "", tree)
+    depth, start, parts = 0, 0, []
+    for i, ch in enumerate(tree):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(tree[start:i])
+            start = i + 1
+    parts.append(tree[start:])
+    if len(parts) > 1:
+        return [p for part in parts if part for p in use_paths(part)]
+    t = parts[0]
+    if "{" in t:
+        head = t[: t.index("{")].rstrip(":")
+        inner = t[t.index("{") + 1 : t.rindex("}")]
+        base = [x for x in head.split("::") if x]
+        return [base + [x for x in q if x != "self"] for q in use_paths(inner)]
+    return [[x for x in t.split("::") if x and x != "self" and x != "*"]]
+
+
 def references(module, path, text, files):
     refs = []
+    # Every use statement, however its braces nest: `use crate::{a::{b, c}, d};`,
+    # `use super::{x, y};`, `pub(crate) use self::z::w;`.
+    for u in re.finditer(r"\buse\s+((?:crate|super|self)\s*::[^;]*);", text):
+        for q in use_paths(u.group(1)):
+            if q and q[0] == "crate":
+                refs.append(q[1:])
+            elif q and q[0] == "super":
+                ups = 0
+                while ups < len(q) and q[ups] == "super":
+                    ups += 1
+                refs.append(list(module[: len(module) - ups]) + q[ups:])
+            elif q and q[0] == "self":
+                refs.append(list(module) + q[1:])
+    # Paths in the code itself: `crate::a::b::f()`, `super::x::y`.
     for u in re.finditer(r"crate::((?:\w+::)*)\{([^}]*)\}", text):
         base = [x for x in u.group(1).split("::") if x]
         for item in u.group(2).split(","):
             refs.append(base + [x for x in item.strip().split("::") if x and x != "self"])
     for u in re.finditer(r"crate::(\w+(?:::\w+)*)", text):
         refs.append(u.group(1).split("::"))
-    for u in re.finditer(r"super::(\w+(?:::\w+)*)", text):
+    for u in re.finditer(r"(?<!::)super::(\w+(?:::\w+)*)", text):
         refs.append(list(module[:-1]) + u.group(1).split("::"))
     targets = set()
     for r in refs:
@@ -204,9 +246,36 @@ def crate_order(root):
     return found
 
 
+PLANTED = {
+    # A child importing its parent through `use super::{…}`.
+    "braces/src/lib.rs": "mod a;\n",
+    "braces/src/a/mod.rs": "mod b;\nuse b::thing;\npub fn f() { thing() }\n",
+    "braces/src/a/b.rs": "use super::{f};\npub fn thing() {}\n",
+    # Two files through nested `crate::{x::{…}}` groups.
+    "nested/src/lib.rs": "mod x;\nmod y;\n",
+    "nested/src/x.rs": "use crate::{y::{g}};\npub fn h() { g() }\n",
+    "nested/src/y.rs": "use crate::{x::{self as there}};\npub fn g() { there::h() }\n",
+}
+
+
+def self_test():
+    """The circle check finds the two planted circles (so a form of import
+    it cannot read does not pass as no circle)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        for rel, text in PLANTED.items():
+            path = os.path.join(tmp, "crates", rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").write(text)
+        found = circles(tmp)
+    want = ["crates/braces: import circle", "crates/nested: import circle"]
+    missed = [w for w in want if not any(f.startswith(w) for f in found)]
+    return [f"check-layout.py misses a planted circle: {m}" for m in missed]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = long_functions(root) + circles(root) + crate_order(root)
+    problems = self_test() + long_functions(root) + circles(root) + crate_order(root)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

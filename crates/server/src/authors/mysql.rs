@@ -1,7 +1,9 @@
 //! The service's MySQL (or MariaDB): the `authors` table created and
 //! seeded once, one prepared lookup per request (`SLEEP` for
 //! `--db-delay`).
-use super::{failed, pool_of, resolve, unavailable, Author, DbConfig, AUTHORS, CONNECT_TIMEOUT};
+use super::db::{
+    failed, pool_of, resolve, unavailable, Author, DbConfig, AUTHORS, CONNECT_TIMEOUT,
+};
 use crate::response::Resp;
 use mysql_async::prelude::Queryable;
 use poolbench_pool::Strategy;

@@ -1,6 +1,8 @@
 //! The service's PostgreSQL: the `authors` table created and seeded once,
 //! one prepared lookup per request (`pg_sleep` for `--db-delay`).
-use super::{failed, pool_of, resolve, unavailable, Author, DbConfig, AUTHORS, CONNECT_TIMEOUT};
+use super::db::{
+    failed, pool_of, resolve, unavailable, Author, DbConfig, AUTHORS, CONNECT_TIMEOUT,
+};
 use crate::response::Resp;
 use poolbench_pool::Strategy;
 use poolbench_targets::postgres::{classify, PostgresTarget};

@@ -2,6 +2,7 @@
 //! prepared statement per request (the binary protocol, prepared once per
 //! connection by the client's statement cache). A MySQL connection answers
 //! one query at a time, so the slot strategies queue on it as on HTTP/1.1.
+mod conn;
 mod errors;
 mod idle_settings;
 pub(crate) mod limits;
@@ -12,9 +13,10 @@ mod tls;
 use crate::library::ClientPool;
 use crate::sql_params::{Params, TextParam};
 use crate::{ErrorKind, Reply, RequestError, Target};
+pub use conn::MysqlConn;
 pub use errors::{classify, server_error_kind};
 use mysql_async::prelude::Queryable;
-use mysql_async::{Conn, Opts, Row, Statement, Value};
+use mysql_async::{Conn, Opts, Row, Value};
 pub use pool::MysqlPool;
 use poolbench_pool::{Connector, PoolConfig, StrategySpec};
 use std::net::SocketAddr;
@@ -34,23 +36,6 @@ pub struct MysqlTarget {
     connect_timeout: Duration,
     /// With TLS on (`ssl-mode`): resume sessions across connections.
     tls_resume: bool,
-}
-
-/// One MySQL session, with the target's statement once it is prepared on
-/// it (executed by its handle: no lookup in the client's statement cache
-/// per request).
-pub struct MysqlConn(Conn, Option<Statement>);
-
-impl MysqlConn {
-    pub(crate) fn new(conn: Conn) -> MysqlConn {
-        MysqlConn(conn, None)
-    }
-
-    /// The `mysql_async` connection, for callers that run more than the
-    /// target's query.
-    pub fn conn(&mut self) -> &mut Conn {
-        &mut self.0
-    }
 }
 
 impl MysqlTarget {

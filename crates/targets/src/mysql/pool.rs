@@ -4,7 +4,8 @@
 //! dropped. Resetting each connection on its return
 //! (`COM_RESET_CONNECTION`, the library's default) is off, so that a
 //! request does the same work as under every other strategy.
-use super::{errors, MysqlConn};
+use super::conn::MysqlConn;
+use super::errors;
 use crate::library::{Checkout, ClientPool, ClientPoolCounts};
 use mysql_async::{Opts, OptsBuilder, Pool, PoolConstraints, PoolOpts};
 use poolbench_pool::PoolConfig;
