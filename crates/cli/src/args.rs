@@ -67,6 +67,13 @@ pub(crate) enum Command {
     /// Print the JSON Schema of a result (`run -o FILE.json`, `merge`,
     /// `report --format json`) or of a comparison (`compare --format json`).
     Schema(SchemaArgs),
+    /// What a finding means, why it matters and what to do about it, by
+    /// its id (`pool-bound`, `stall` …), as the reports name them; without
+    /// an id, every id with its title. docs/findings.md is
+    /// `explain --format markdown`.
+    ///
+    /// Exit codes: 0 explained; 2 an id this version does not know.
+    Explain(ExplainArgs),
     /// The classic pool experiments as files: list them, show one (TOML,
     /// to copy and edit), or run one (built in, or a .toml file) with its
     /// expectations checked (exit 1 when one fails).
@@ -125,6 +132,22 @@ pub(crate) struct SchemaArgs {
     /// Which document.
     #[arg(value_enum, default_value_t = SchemaOf::Result)]
     pub(crate) of: SchemaOf,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ExplainArgs {
+    /// A finding's id, as a report names it (`pool-bound`).
+    pub(crate) id: Option<String>,
+    /// text: for a terminal; markdown: every finding as one page (the
+    /// id, if given, is ignored).
+    #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+    pub(crate) format: ExplainFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExplainFormat {
+    Text,
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -143,6 +143,7 @@ fn main() -> ExitCode {
         args::Command::Tune(a) => tune_cmd::tune(*a),
         args::Command::Replica(a) => replica_cmd::replica(&a.plan),
         args::Command::Census(a) => census_cmd::census(a),
+        args::Command::Explain(a) => explain(&a),
         args::Command::Schema(a) => {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),
@@ -164,4 +165,24 @@ fn main() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
+}
+
+/// `poolbench explain [ID]`: one finding, every id, or the Markdown page.
+fn explain(a: &args::ExplainArgs) -> Result<(), Failure> {
+    use poolbench_model::findings::Id;
+    let text = match (a.format, &a.id) {
+        (args::ExplainFormat::Markdown, _) => poolbench_report::explain_markdown(),
+        (args::ExplainFormat::Text, None) => poolbench_report::explain_list(),
+        (args::ExplainFormat::Text, Some(name)) => {
+            let known: Vec<&str> = Id::ALL.iter().map(Id::as_str).collect();
+            poolbench_report::explain_text(&Id::named(name)).ok_or_else(|| {
+                Failure::input(format!(
+                    "no finding named \"{name}\" (known: {})",
+                    known.join(", ")
+                ))
+            })?
+        }
+    };
+    print!("{text}");
+    Ok(())
 }

@@ -252,3 +252,50 @@ fn equal_strategies_are_shown_as_a_tie_not_as_slower() {
     assert!(text.contains("tie (within 5%)"), "{text}");
     assert!(!text.contains("x slower"), "{text}");
 }
+
+fn explain(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .arg("explain")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn explain_prints_each_finding_and_docs_findings_md_is_its_page() {
+    let out = explain(&["pool-bound"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("pool-bound: "), "{text}");
+    for head in ["What it means", "Why it matters", "What to do"] {
+        assert!(text.contains(head), "{text}");
+    }
+    // Every id the list names explains itself.
+    let list = String::from_utf8(explain(&[]).stdout).unwrap();
+    let ids: Vec<&str> = list
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids.len(), 30, "{list}");
+    for id in ids {
+        assert_eq!(explain(&[id]).status.code(), Some(0), "{id}");
+    }
+    // An unknown id: one line, exit 2.
+    let out = explain(&["no-such-finding"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("no finding named \"no-such-finding\""),
+        "{err}"
+    );
+    // The page in docs/ is the generated one.
+    let page = String::from_utf8(explain(&["--format", "markdown"]).stdout).unwrap();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/findings.md");
+    let saved = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        saved == page,
+        "docs/findings.md is not `poolbench explain --format markdown`: regenerate it"
+    );
+}

@@ -20,6 +20,7 @@ mod compare;
 mod database_access;
 mod databases;
 mod delayed_ack;
+mod docs;
 mod faults;
 mod findings;
 mod formats;

@@ -2,8 +2,10 @@
 //! with their evidence, the recommendation, the scalability fits.
 use serde::{Deserialize, Serialize};
 
+mod explain;
 mod id;
 
+pub use explain::{explain, Explanation};
 pub use id::{Id, UnknownId};
 
 /// One reason not to trust (part of) a run, with its evidence.

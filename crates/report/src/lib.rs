@@ -9,6 +9,7 @@ mod client_check_text;
 mod compare;
 mod compare_views;
 mod csv;
+mod explain;
 mod fleet;
 mod format;
 mod grid;
@@ -40,6 +41,7 @@ pub use compare::{
 };
 pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
+pub use explain::{explain_list, explain_markdown, explain_text};
 pub use fleet::{fleet_html, fleet_sentence, fleet_text};
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
