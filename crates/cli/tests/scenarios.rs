@@ -191,10 +191,10 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
         "pooler-in-front",
     ] {
         assert!(list.contains(name), "{list}");
-        // What `show` prints is the file under scenarios/.
+        // What `show` prints is the file under crates/cli/scenarios/.
         let shown = bin().args(["scenario", "show", name]).output().unwrap();
         let on_disk = std::fs::read(
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenarios/{name}.toml")),
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.toml")),
         )
         .unwrap();
         assert_eq!(shown.stdout, on_disk, "{name}");

@@ -35,6 +35,7 @@ mod merge;
 mod metrics;
 mod mysql;
 mod nginx;
+mod packaging;
 mod poolers;
 mod ramp;
 mod requests;

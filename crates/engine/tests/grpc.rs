@@ -8,7 +8,7 @@ use poolbench_server::{EmbeddedServer, ServerConfig};
 use poolbench_model::findings::Id;
 use std::time::Duration;
 
-/// The strategies of `scenarios/grpc-client-concurrency.toml`.
+/// The strategies of `crates/cli/scenarios/grpc-client-concurrency.toml`.
 const EXPERIMENT: &str = "per-request,shared,round-robin:5,take-or-create:20";
 
 /// A built-in server with its gRPC listener on port 0, and a plan aimed at it.

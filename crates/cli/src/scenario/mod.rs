@@ -15,27 +15,27 @@ use std::path::{Path, PathBuf};
 const BUILT_IN: [(&str, &str); 6] = [
     (
         "slow-api-pools",
-        include_str!("../../../../scenarios/slow-api-pools.toml"),
+        include_str!("../../scenarios/slow-api-pools.toml"),
     ),
     (
         "grpc-client-concurrency",
-        include_str!("../../../../scenarios/grpc-client-concurrency.toml"),
+        include_str!("../../scenarios/grpc-client-concurrency.toml"),
     ),
     (
         "db-pool-starvation",
-        include_str!("../../../../scenarios/db-pool-starvation.toml"),
+        include_str!("../../scenarios/db-pool-starvation.toml"),
     ),
     (
         "db-pool-starvation-mysql",
-        include_str!("../../../../scenarios/db-pool-starvation-mysql.toml"),
+        include_str!("../../scenarios/db-pool-starvation-mysql.toml"),
     ),
     (
         "pool-size-grid",
-        include_str!("../../../../scenarios/pool-size-grid.toml"),
+        include_str!("../../scenarios/pool-size-grid.toml"),
     ),
     (
         "pooler-in-front",
-        include_str!("../../../../scenarios/pooler-in-front.toml"),
+        include_str!("../../scenarios/pooler-in-front.toml"),
     ),
 ];
 
