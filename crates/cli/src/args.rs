@@ -10,7 +10,15 @@ use std::time::Duration;
 /// Which connection strategy and which pool size give the most throughput at
 /// acceptable latency, and where does it break?
 #[derive(Parser, Debug)]
-#[command(name = "poolbench", version, about, long_about = None)]
+#[command(
+    name = "poolbench",
+    version,
+    about,
+    long_about = None,
+    after_help = "The manual: docs/ in the source (README.md lists the pages: docs/run.md, docs/tune.md, \
+docs/targets.md, docs/reports.md, docs/findings.md, docs/faults.md, docs/scenarios.md …). \
+`poolbench explain ID` explains a finding; `poolbench COMMAND --help` each command."
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
