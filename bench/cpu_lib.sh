@@ -37,7 +37,7 @@ PY
 cpu_services=
 cpu_services_start() {
     cpu_services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
-    trap 'cpu_services_stop; bench_cleanup' EXIT
+    trap 'bench_rc=$?; cpu_services_stop; bench_cleanup' EXIT
     scripts/services.sh start "$cpu_services" "$1" >/dev/null
     url=$(cat "$cpu_services/$1/url")
 }

@@ -23,13 +23,42 @@ print_machine() {
 # KIND listener (http, tls, grpc); sets $addr. Stopped by PID at exit.
 bench_tmp=$(mktemp -d)
 server_pid=
+# What the script prints is also kept as its latest result: on a clean
+# exit (status 0) it is written to bench/results/NAME.md with the command,
+# the date, the machine and the commit. Every run's figures are also
+# copied, by hand and dated, into bench/log/RESULTS.md.
+bench_name=$(basename "$0" .sh)
+bench_cmd="bench/$bench_name.sh${*:+ $*}"
+exec > >(tee "$bench_tmp/output")
+bench_tee=$!
+bench_rc=1
+bench_keep() {
+    [ "$bench_rc" = 0 ] || return 0
+    # Let tee write its last line before the output is read.
+    exec >/dev/null
+    wait "$bench_tee" 2>/dev/null || true
+    mkdir -p bench/results
+    {
+        echo "# \`bench/$bench_name.sh\`: the latest result"
+        echo
+        echo "- command: \`$bench_cmd\`"
+        echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+        echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+        echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- crates 2>/dev/null || echo ' (with changes to crates/ not committed)')"
+        echo
+        echo '```'
+        cat "$bench_tmp/output"
+        echo '```'
+    } >"bench/results/$bench_name.md"
+}
 bench_cleanup() {
+    bench_keep
     if [ -n "${nginx_pid:-}" ]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
     if [ -n "${go_greeter_pid:-}" ]; then kill "$go_greeter_pid" 2>/dev/null || true; wait "$go_greeter_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
     rm -rf "$bench_tmp"
 }
-trap bench_cleanup EXIT
+trap 'bench_rc=$?; bench_cleanup' EXIT
 start_serve() {
     local kind=$1
     shift
@@ -60,7 +89,7 @@ PY
 # Stopped at exit.
 start_services() {
     services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
-    trap 'scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
+    trap 'bench_rc=$?; scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
     scripts/services.sh start "$services" "$1" >/dev/null
     url=$(cat "$services/$1/url")
 }

@@ -38,7 +38,7 @@ overhead_cleanup() {
     if [ -n "$services" ]; then scripts/services.sh stop "$services" || true; rm -rf "$services"; fi
     bench_cleanup
 }
-trap overhead_cleanup EXIT
+trap 'bench_rc=$?; overhead_cleanup' EXIT
 needs() { printf '%s\n' "${protocols[@]}" | grep -qE "^($1)\$"; }
 if needs 'pg|pg-cpu|mysql|redis'; then
     services=$(mktemp -d /tmp/poolbench-services.XXXXXX)

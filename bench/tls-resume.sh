@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 
 build_poolbench
 services=$(mktemp -d /tmp/poolbench-services.XXXXXX)
-trap 'scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
+trap 'bench_rc=$?; scripts/services.sh stop "$services" || true; rm -rf "$services"; bench_cleanup' EXIT
 scripts/services.sh start "$services" all >/dev/null
 ca=$services/tls/ca.pem
 print_machine

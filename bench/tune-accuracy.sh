@@ -72,7 +72,7 @@
 # `capacity.still_rising` and its inferences (e.g. closed-loop-ceiling) are
 # printed under its answer; the cap and the closed-loop ceiling also go in
 # the markdown block's notes. At the end, a table and a markdown block for
-# bench/RESULTS.md. All nine take about 30 minutes of grids (3-4 min a
+# bench/log/RESULTS.md. All nine take about 30 minutes of grids (3-4 min a
 # service; the freezing ones' frozen cells take longer) plus up to 2 min of
 # tune each (fastapi: up to 4 min).
 #
@@ -156,7 +156,7 @@ cleanup() {
     rm -rf "$tmp"
     bench_cleanup
 }
-trap cleanup EXIT
+trap 'bench_rc=$?; cleanup' EXIT
 trap 'exit 130' INT TERM
 
 # Wait for FILE to have a line `KIND ADDR` (poolbench serve, limited_http.py

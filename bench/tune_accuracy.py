@@ -12,7 +12,7 @@ the bounds on `poolbench tune`'s answer, the closing table).
     tune_accuracy.py agree OUT_JSON...
         one service's runs: every pick, and whether they agree within 10% (+1)
     tune_accuracy.py report OUT_JSON...
-        the table of every service, then a markdown block for bench/RESULTS.md
+        the table of every service, then a markdown block for bench/log/RESULTS.md
 """
 import json
 import math

@@ -53,7 +53,7 @@ pub(crate) fn check(plan: &Plan, embedded: bool, limit: Option<u64>) -> Result<(
 }
 
 /// Memory a worker may take, its connection's buffers included: about
-/// 15 KB measured at c=10,000 (bench/RESULTS.md), rounded up.
+/// 15 KB measured at c=10,000 (bench/log/RESULTS.md), rounded up.
 const WORKER_BYTES: u64 = 32 * 1024;
 
 /// Refuse (exit 2) a concurrency whose workers would take more than half

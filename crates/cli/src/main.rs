@@ -108,7 +108,7 @@ fn merge(a: args::MergeArgs) -> Result<(), Failure> {
 fn main() -> ExitCode {
     // mimalloc asks for transparent huge pages: each first touch of its
     // arenas then zeroes 2 MB, which cost up to 9% of a short run's CPU
-    // (bench/RESULTS.md). Pages of 4 KB are zeroed as they are used.
+    // (bench/log/RESULTS.md). Pages of 4 KB are zeroed as they are used.
     // Best effort: a kernel without the flag runs as before.
     #[cfg(target_os = "linux")]
     let _ = nix::sys::prctl::set_thp_disable(true);

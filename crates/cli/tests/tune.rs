@@ -488,7 +488,7 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     // QueuePool 5 + 10, pool_timeout 30 s: 16 in flight freeze it for 30 s,
     // and each request queued inside it then may cost another 30 s: after
     // a point at 16 in flight it answered again 26 s later in most runs,
-    // past 60 s in about one in five (bench/RESULTS.md). That freeze is
+    // past 60 s in about one in five (bench/log/RESULTS.md). That freeze is
     // waited out, up to 150 s, and not provoked a second time. It can
     // freeze below 16 too (once at 11 in a bench run): a connection goes
     // back only when its teardown is dispatched, and under load those lag,

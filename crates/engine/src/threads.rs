@@ -7,7 +7,7 @@
 //! whose connections follow their holder (`Target::follows_holder`) are
 //! dealt over these threads instead: each thread then mostly drives the
 //! same few connections, since an idle connection is handed out last in,
-//! first out. See bench/RESULTS.md for the measurements.
+//! first out. See bench/log/RESULTS.md for the measurements.
 use std::future::Future;
 use std::thread::JoinHandle;
 use tokio::runtime::Handle;

@@ -32,7 +32,7 @@ pub enum Arrival {
 /// Requests per second one open-loop load thread sends on time: one
 /// thread held 100,000 req/s of HTTP/1.1 to nginx beside it on 2 cores,
 /// where two threads (sharing the connections, so waking each other)
-/// lagged by milliseconds from 50,000 (bench/RESULTS.md).
+/// lagged by milliseconds from 50,000 (bench/log/RESULTS.md).
 pub const OPEN_RATE_PER_THREAD: f64 = 100_000.0;
 
 impl LoadModel {

@@ -79,7 +79,7 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
     // Run by `cargo test --benches` (no `--bench`): one round, as a smoke
-    // test, without qp (which hangs here: see bench/RESULTS.md).
+    // test, without qp (which hangs here: see bench/log/RESULTS.md).
     let smoke = !std::env::args().any(|a| a == "--bench");
     let rounds = if smoke { 1 } else { rounds };
     let wanted: Vec<String> = std::env::args()

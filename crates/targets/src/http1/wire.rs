@@ -21,7 +21,7 @@ const READ_SIZE: usize = 8 * 1024;
 /// difference is 70 MB. A buffer of this size is taken only once the
 /// answer can be read and given back when it is whole, so connections
 /// waiting for small answers hold none (1 KB each of 10,000 waiting;
-/// bench/RESULTS.md); a grown one is kept, not zeroed again per answer.
+/// bench/log/RESULTS.md); a grown one is kept, not zeroed again per answer.
 const FIRST_SIZE: usize = 1024;
 const MAX_HEADERS: usize = 64;
 
