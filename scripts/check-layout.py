@@ -192,10 +192,12 @@ def strongly_connected(edges):
 
 
 # Each crate's allowed project dependencies (normal, not dev): the order
-# model -> pool / targets -> engine / analysis -> report -> cli.
+# pool-types -> model / pool -> targets -> engine / analysis -> report -> cli.
+# The pool stands alone: its own types, not the result model.
 ORDER = {
-    "model": set(),
-    "pool": {"model"},
+    "pool-types": set(),
+    "model": {"pool-types"},
+    "pool": {"pool-types"},
     "greeter": set(),
     "targets": {"model", "pool", "greeter"},
     "server": {"model", "greeter", "pool", "targets"},
@@ -206,7 +208,7 @@ ORDER = {
 }
 # Crates that must stay free of an async runtime (plain data and pure
 # functions), checked over their whole dependency tree.
-NO_RUNTIME = ["model", "analysis", "report"]
+NO_RUNTIME = ["pool-types", "model", "analysis", "report"]
 
 
 def normal_dependencies(manifest):
@@ -234,6 +236,15 @@ def crate_order(root):
             continue
         for dep in sorted(normal_dependencies(manifest) - allowed):
             found.append(f"crates/{crate} depends on poolbench-{dep}, against the crates' order")
+    # The pool stands alone: a user of the pool compiles neither the
+    # result model nor schemars.
+    tree = subprocess.run(
+        ["cargo", "tree", "-q", "-p", "poolbench-pool", "-e", "normal", "--prefix", "none"],
+        cwd=root, capture_output=True, text=True,
+    )
+    for dep in ("poolbench-model", "schemars"):
+        if re.search(rf"^{dep} ", tree.stdout, re.M):
+            found.append(f"crates/pool pulls in {dep} (it must stand alone)")
     for crate in NO_RUNTIME:
         tree = subprocess.run(
             ["cargo", "tree", "-q", "-p", f"poolbench-{crate}", "-e", "normal", "--prefix", "none"],

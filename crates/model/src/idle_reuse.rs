@@ -1,6 +1,6 @@
 //! Requests that met a connection the server had closed while it sat idle
 //! in the client's pool: the idle-reuse race.
-use crate::pool_metrics::IdleClosed;
+use poolbench_pool_types::IdleClosed;
 use serde::{Deserialize, Serialize};
 
 /// A cell's reuses of idle connections: those that met a closed

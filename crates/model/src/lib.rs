@@ -23,8 +23,6 @@ mod load;
 mod machine;
 mod pipeline;
 mod plan;
-mod pool_config;
-mod pool_metrics;
 mod ramp;
 mod result;
 mod sample;
@@ -35,7 +33,6 @@ mod source;
 mod split;
 mod start;
 mod stats;
-mod strategy;
 mod target;
 mod target_options;
 mod timeline;
@@ -62,8 +59,9 @@ pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan};
-pub use pool_config::PoolConfig;
-pub use pool_metrics::{IdleClosed, MetricsSnapshot, WaitStats};
+pub use poolbench_pool_types::{
+    IdleClosed, MetricsSnapshot, PoolConfig, SpecError, StrategySpec, WaitStats,
+};
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
@@ -77,7 +75,6 @@ pub use source::{expand_sources, MAX_SOURCES};
 pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
-pub use strategy::{SpecError, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
 pub use target_options::{
     GrpcOptions, HttpRequestOptions, HttpVersion, QueryMode, TargetOptions, TlsResume,

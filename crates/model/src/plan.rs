@@ -3,13 +3,13 @@
 //! as its config; checked by `Plan::validate` (validate.rs).
 use crate::label::cell_label;
 use crate::load::LoadModel;
-use crate::pool_config::PoolConfig;
 use crate::ramp::Ramp;
 use crate::shard::Shard;
 use crate::slo::Slo;
-use crate::strategy::StrategySpec;
 use crate::target::TargetSpec;
 use crate::target_options::TargetOptions;
+use poolbench_pool_types::PoolConfig;
+use poolbench_pool_types::StrategySpec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

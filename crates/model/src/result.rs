@@ -8,7 +8,6 @@ use crate::latency_interval::LatencyInterval;
 use crate::machine::Machine;
 use crate::pipeline::PipelineProbe;
 use crate::plan::Plan;
-use crate::pool_metrics::MetricsSnapshot;
 use crate::ramp::RampSummary;
 use crate::sample::Sample;
 use crate::server_counters::ServerCounters;
@@ -16,6 +15,7 @@ use crate::shard::ShardStamp;
 use crate::timeline::{Stall, Timeline};
 use crate::tls_facts::TlsFacts;
 use hdrhistogram::Histogram;
+use poolbench_pool_types::MetricsSnapshot;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -130,7 +130,7 @@ fn local_thread() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use poolbench_model::PoolConfig;
+    use poolbench_pool_types::PoolConfig;
 
     type Rx = oneshot::Receiver<Handoff<usize>>;
 

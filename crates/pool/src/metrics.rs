@@ -1,5 +1,5 @@
 use crate::wait::WaitHistogram;
-use poolbench_model::{IdleClosed, MetricsSnapshot};
+use poolbench_pool_types::{IdleClosed, MetricsSnapshot};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Why a connection was closed.

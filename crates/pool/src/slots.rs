@@ -12,7 +12,7 @@ use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
-use poolbench_model::{MetricsSnapshot, PoolConfig};
+use poolbench_pool_types::{MetricsSnapshot, PoolConfig};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

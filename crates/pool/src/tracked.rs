@@ -1,4 +1,4 @@
-use poolbench_model::PoolConfig;
+use poolbench_pool_types::PoolConfig;
 use rand::Rng;
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! A histogram of checkout waits in atomics: power-of-two nanosecond
 //! buckets, readable at any time. Only checkouts that waited are recorded.
-use poolbench_model::WaitStats;
+use poolbench_pool_types::WaitStats;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 

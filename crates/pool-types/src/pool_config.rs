@@ -2,21 +2,22 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Settings shared by every strategy. Each field states its default.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct PoolConfig {
     /// Longest wait for a connection, including connecting. Default 30 s.
     #[serde(with = "crate::duration::millis")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub checkout_timeout: Duration,
     /// Idle connections older than this are closed. Default 10 min; `None` never.
     #[serde(with = "crate::duration::opt_millis")]
-    #[schemars(with = "Option<u64>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<u64>"))]
     pub idle_timeout: Option<Duration>,
     /// Connections are closed this long after opening, give or take
     /// `lifetime_jitter`. Default 30 min; `None` never.
     #[serde(with = "crate::duration::opt_millis")]
-    #[schemars(with = "Option<u64>")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<u64>"))]
     pub max_lifetime: Option<Duration>,
     /// Fraction by which each connection's lifetime is randomly shortened or
     /// lengthened, so that connections opened together do not expire
@@ -25,7 +26,7 @@ pub struct PoolConfig {
     /// How long an overflow connection (`elastic:N+M`) may stay idle before
     /// it is closed. Default 1 s.
     #[serde(with = "crate::duration::millis")]
-    #[schemars(with = "u64")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub overflow_grace: Duration,
     /// Connections `Strategy::prefill` (poolbench-pool) opens
     /// ahead of demand (capped at what the strategy keeps idle). Default 0.

@@ -9,7 +9,8 @@ use std::str::FromStr;
 ///
 /// Sized strategies may be written without a size (`pool`); the size is then
 /// filled in later with [`StrategySpec::with_size`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(try_from = "String", into = "String")]
 pub enum StrategySpec {
     /// Connect, one request, close.

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// A copy of a strategy's counters at one moment.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MetricsSnapshot {
     /// Leases handed out.
     pub checkouts: u64,
@@ -60,9 +61,8 @@ pub struct MetricsSnapshot {
 
 /// Idle connections found closed by their server: how many, and the
 /// shortest and longest time one of them had sat idle.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IdleClosed {
     pub count: u64,
     /// The shortest idle time among them, in µs.
@@ -152,7 +152,8 @@ impl MetricsSnapshot {
 
 /// Checkout waits so far. `buckets[i]` counts waits below 2^i ns (and at
 /// least 2^(i-1) ns).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WaitStats {
     pub buckets: Vec<u64>,
     pub total_ns: u64,

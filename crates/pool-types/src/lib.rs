@@ -1,0 +1,12 @@
+//! The pool's own types: how a strategy is named (`pool:8`,
+//! `elastic:4+4` …), its configuration, and the counters it keeps. Plain
+//! data with serde; with the `schema` feature, JSON Schemas too (poolbench's
+//! result model turns it on). `poolbench-pool` builds on these alone.
+pub mod duration;
+mod pool_config;
+mod pool_metrics;
+mod strategy;
+
+pub use pool_config::PoolConfig;
+pub use pool_metrics::{IdleClosed, MetricsSnapshot, WaitStats};
+pub use strategy::{SpecError, StrategySpec};
