@@ -38,8 +38,8 @@ pub fn analyze(result: &mut RunResult) {
         LoadModel::Closed => usl_fits(result),
         _ => Vec::new(),
     };
-    result.pitfalls = pitfalls(result);
-    (result.recommendation, result.no_recommendation) = match recommend(result) {
+    result.findings = pitfalls(result);
+    (result.recommendation, result.reason) = match recommend(result) {
         Ok(r) => (Some(r), None),
         Err(why) => (None, Some(why)),
     };

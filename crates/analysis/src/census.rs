@@ -4,7 +4,7 @@
 //! `idle-hoard`. A pure function of what was listed.
 use crate::findings::{idle_hoard, over_budget, CHECKS};
 use poolbench_model::findings::Id;
-use poolbench_model::{Census, CensusGroup, Pitfall, SeenConnection, ServerLimit};
+use poolbench_model::{Census, CensusGroup, Finding, SeenConnection, ServerLimit};
 use std::collections::BTreeMap;
 
 /// The idle-age band of a connection idle `s` seconds.
@@ -89,7 +89,7 @@ fn usable(l: &ServerLimit) -> Option<u64> {
     l.max_connections.map(|m| m.saturating_sub(l.reserved))
 }
 
-fn findings(c: &Census) -> Vec<Pitfall> {
+fn findings(c: &Census) -> Vec<Finding> {
     let mut out = Vec::new();
     let usable = usable(&c.limit);
     if let Some(u) = usable.filter(|&u| over_budget::over(c.held, u)) {
@@ -129,9 +129,9 @@ fn findings(c: &Census) -> Vec<Pitfall> {
     out
 }
 
-fn pitfall(id: Id, line: String) -> Pitfall {
+fn pitfall(id: Id, line: String) -> Finding {
     let title = CHECKS.iter().find(|c| c.id == id).map_or("", |c| c.title);
-    Pitfall {
+    Finding {
         id,
         title: title.to_string(),
         cells: Vec::new(),

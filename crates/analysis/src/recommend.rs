@@ -104,7 +104,7 @@ fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
     let size = c.pool_size?;
     let label = c.label();
     let bound = result
-        .pitfalls
+        .findings
         .iter()
         .any(|p| p.id == Id::PoolBound && p.cells.contains(&label));
     let kind = |s: &str| s.parse::<StrategySpec>().ok().map(|s| s.kind());
@@ -127,7 +127,7 @@ fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
 fn at_ceiling(result: &RunResult, c: &CellResult) -> bool {
     let l = c.label();
     result
-        .pitfalls
+        .findings
         .iter()
         .any(|p| p.id == Id::ClosedLoopCeiling && p.cells.contains(&l))
 }

@@ -26,8 +26,8 @@ fn analyzing_twice_gives_the_same_json() {
     let mut r = run_with_slo("p99<40ms,errors<5%", busy_grid());
     analyze(&mut r);
     let once = serde_json::to_string(&r).expect("serializes");
-    assert!(!r.pitfalls.is_empty() && !r.scaling.is_empty(), "{once}");
-    assert!(r.recommendation.is_some(), "{:?}", r.no_recommendation);
+    assert!(!r.findings.is_empty() && !r.scaling.is_empty(), "{once}");
+    assert!(r.recommendation.is_some(), "{:?}", r.reason);
     analyze(&mut r);
     assert_eq!(serde_json::to_string(&r).expect("serializes"), once);
     // Through JSON and back, then again: the same.
@@ -43,9 +43,9 @@ fn analyze_replaces_what_the_result_held() {
     let fresh = serde_json::to_string(&r).expect("serializes");
     // Stale findings from an older analysis are dropped, not kept.
     let mut stale = r.clone();
-    stale.pitfalls = pitfalls(&run(vec![cell("pool:4", 4).stall(0.0, 1.0).build()]));
+    stale.findings = pitfalls(&run(vec![cell("pool:4", 4).stall(0.0, 1.0).build()]));
     stale.recommendation = None;
-    stale.no_recommendation = Some("stale".into());
+    stale.reason = Some("stale".into());
     stale.scaling.clear();
     analyze(&mut stale);
     assert_eq!(serde_json::to_string(&stale).expect("serializes"), fresh);
@@ -55,7 +55,7 @@ fn analyze_replaces_what_the_result_held() {
 fn the_pitfalls_are_ordered_by_id() {
     let mut r = run(busy_grid());
     analyze(&mut r);
-    let ids: Vec<&str> = r.pitfalls.iter().map(|p| p.id.as_str()).collect();
+    let ids: Vec<&str> = r.findings.iter().map(|p| p.id.as_str()).collect();
     let mut sorted = ids.clone();
     sorted.sort_unstable();
     assert_eq!(ids, sorted);

@@ -7,11 +7,11 @@ fn the_stored_run_is_read_again_as_it_was_analyzed() {
     let stored = base();
     let mut again = stored.clone();
     analyze(&mut again);
-    assert_eq!(again.pitfalls, stored.pitfalls);
+    assert_eq!(again.findings, stored.findings);
     assert_eq!(again.recommendation, stored.recommendation);
-    assert_eq!(again.no_recommendation, stored.no_recommendation);
+    assert_eq!(again.reason, stored.reason);
     // A one-cell, one-run grid at c=4 against a 2 ms server.
-    let found: Vec<&str> = stored.pitfalls.iter().map(|p| p.id.as_str()).collect();
+    let found: Vec<&str> = stored.findings.iter().map(|p| p.id.as_str()).collect();
     assert!(found.contains(&"closed-loop-ceiling"), "{found:?}");
     assert!(found.contains(&"few-samples"), "{found:?}");
 }

@@ -82,7 +82,7 @@ fn the_merge_is_analyzed_as_one_run() {
         merged.cells[0].throughput_rps,
         3.0 * base().cells[0].throughput_rps
     );
-    assert!(merged.pitfalls.iter().any(|p| p.id == Id::FewSamples));
+    assert!(merged.findings.iter().any(|p| p.id == Id::FewSamples));
 }
 
 #[test]

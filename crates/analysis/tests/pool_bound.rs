@@ -88,7 +88,7 @@ fn no_recommendation_when_the_largest_pool_tried_was_the_bottleneck() {
     analyze(&mut r);
     assert_eq!(r.recommendation, None);
     assert_eq!(
-        r.no_recommendation.as_deref(),
+        r.reason.as_deref(),
         Some(
             "the best cell had the largest pool tried (pool:16) and the pool was the \
              bottleneck; raise --pool (or run poolbench tune)"

@@ -31,7 +31,7 @@ fn picked(r: RunResult) -> (String, usize) {
     let r = analyzed(r);
     let rec = r
         .recommendation
-        .unwrap_or_else(|| panic!("no recommendation: {:?}", r.no_recommendation));
+        .unwrap_or_else(|| panic!("no recommendation: {:?}", r.reason));
     (rec.strategy, rec.concurrency)
 }
 
@@ -88,7 +88,7 @@ fn no_cell_within_both_bounds() {
         cell("pool:8", 32).throughput(900.0).p99_ms(40.0).build(),
     ]);
     assert_eq!(
-        analyzed(r).no_recommendation.as_deref(),
+        analyzed(r).reason.as_deref(),
         Some("no cell at c=32 is within 5% of the peak throughput and 20% of the best p99")
     );
 }
@@ -138,7 +138,7 @@ fn no_recommendation_when_every_cell_failed() {
     ]));
     assert_eq!(r.recommendation, None);
     assert_eq!(
-        r.no_recommendation.as_deref(),
+        r.reason.as_deref(),
         Some("every cell at c=32 failed more than 1% of its requests or stalled (pool:4 5% errors, pool:8 5% errors)")
     );
 }
@@ -153,7 +153,7 @@ fn no_recommendation_when_every_cell_is_at_the_ceiling() {
         at_ceiling("pool:4", 1000.0),
     ]));
     assert_eq!(r.recommendation, None);
-    let why = r.no_recommendation.expect("a reason");
+    let why = r.reason.expect("a reason");
     assert!(
         why.starts_with("at c=4 every cell is at the closed-loop ceiling"),
         "{why}"
@@ -207,7 +207,7 @@ fn with_an_slo_the_highest_level_where_a_cell_meets_it() {
     let r = analyzed(run_with_slo("p99<10ms", cells.clone()));
     assert_eq!(r.recommendation, None);
     assert!(r
-        .no_recommendation
+        .reason
         .expect("a reason")
         .starts_with("no cell meets the SLO"));
     // Without the SLO, c=32.

@@ -70,7 +70,7 @@ fn the_recommendation_is_refused() {
     ]);
     analyze(&mut r);
     assert!(r.recommendation.is_none());
-    let why = r.no_recommendation.expect("a reason");
+    let why = r.reason.expect("a reason");
     assert!(
         why.contains("transaction-pooling proxy")
             && why.contains("--query-mode extended or simple"),

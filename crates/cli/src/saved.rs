@@ -28,7 +28,12 @@ pub(crate) fn load(path: &Path) -> Result<Saved, Failure> {
     let tune = value.get("capacity").is_some() && value.get("points").is_some();
     let parsed = match tune {
         true => serde_json::from_value(value).map(|t| Saved::Tune(Box::new(t))),
-        false => serde_json::from_value(value).map(|r| Saved::Run(Box::new(r))),
+        // Read under older names too (`pitfalls`, `no_recommendation`
+        // before schema version 2), written under today's.
+        false => serde_json::from_value(value).map(|mut r: RunResult| {
+            r.schema_version = poolbench_model::SCHEMA_VERSION;
+            Saved::Run(Box::new(r))
+        }),
     };
     parsed.map_err(|e| {
         let kind = if tune { "tune" } else { "poolbench" };

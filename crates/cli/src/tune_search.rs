@@ -39,7 +39,7 @@ impl Measure for EngineMeasure {
             .ok_or_else(|| Failure::runtime("the engine returned no cell"))?;
         Ok(Ran {
             cell,
-            findings: run.pitfalls,
+            findings: run.findings,
         })
     }
 

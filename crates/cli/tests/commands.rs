@@ -138,7 +138,7 @@ fn open_loop_json_has_both_latencies_pitfalls_and_a_recommendation() {
         .unwrap()
         .is_empty());
     assert!(cell["timeline"]["ok"].as_array().unwrap().len() >= 9);
-    let ids: Vec<&str> = r["pitfalls"]
+    let ids: Vec<&str> = r["findings"]
         .as_array()
         .unwrap()
         .iter()

@@ -128,7 +128,7 @@ fn a_result_naming_a_finding_this_version_does_not_know_is_read() {
     let path = result("unknown-id", "1ms");
     let mut r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    r["pitfalls"]
+    r["findings"]
         .as_array_mut()
         .unwrap()
         .push(serde_json::json!({

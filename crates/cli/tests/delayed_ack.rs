@@ -35,12 +35,12 @@ fn two_writes_with_nagle_wait_for_the_delayed_ack() {
     // 2 workers at ~44 ms a request: ~46 req/s, as wrk sees it.
     let rps = cell["throughput_rps"].as_f64().unwrap();
     assert!(rps < 70.0, "{rps} req/s: no delayed ACK held the answers");
-    let found = result["pitfalls"]
+    let found = result["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["id"] == "delayed-ack")
-        .unwrap_or_else(|| panic!("no delayed-ack in {}", result["pitfalls"]));
+        .unwrap_or_else(|| panic!("no delayed-ack in {}", result["findings"]));
     let line = found["evidence"][0].as_str().unwrap();
     assert!(line.starts_with("pool:2 c=2: first byte after"), "{line}");
     assert!(line.contains("two writes with Nagle on"), "{line}");

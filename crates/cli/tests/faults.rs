@@ -112,7 +112,7 @@ impl Faulted {
     }
 
     fn finding(&self, id: &str) -> Option<&Value> {
-        self.result["pitfalls"]
+        self.result["findings"]
             .as_array()
             .unwrap()
             .iter()
@@ -189,7 +189,7 @@ impl Faulted {
             t["ok"],
             t["inflight"],
             self.cell()["errors"],
-            self.result["pitfalls"]
+            self.result["findings"]
                 .as_array()
                 .unwrap()
                 .iter()

@@ -5,7 +5,7 @@ use crate::turns::ONE_AT_A_TIME;
 use std::process::Command;
 
 fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
-    r["pitfalls"]
+    r["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -37,7 +37,7 @@ fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recomme
     let evidence = ceiling["evidence"][0].as_str().unwrap();
     assert!(evidence.contains("fastest mean request time"), "{evidence}");
     assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
-    let why = r["no_recommendation"].as_str().unwrap();
+    let why = r["reason"].as_str().unwrap();
     assert!(why.contains("closed-loop ceiling"), "{why}");
     // 2 cells of 2 s at 10 ÷ 200 ms: the server answered what was measured.
     assert!(server.seen().len() >= 100, "{}", server.seen().len());
@@ -62,7 +62,7 @@ fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
     let cell = &r["cells"][0];
     assert!(cell["errors"]["by_kind"]["timeout"].as_u64().unwrap() > 4);
     assert!(r["recommendation"].is_null());
-    let why = r["no_recommendation"].as_str().unwrap();
+    let why = r["reason"].as_str().unwrap();
     assert!(why.contains("failed more than 1%"), "{why}");
     let reconnects = pitfall(&r, "reconnects").expect("reconnects");
     let evidence = reconnects["evidence"][0].as_str().unwrap();

@@ -50,12 +50,12 @@ fn think_time_past_nginx_keepalive_is_an_idle_reuse_race() {
         ])
     };
     let r = run("3500ms", "4s");
-    let race = r["pitfalls"]
+    let race = r["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["id"] == "idle-reuse-race")
-        .unwrap_or_else(|| panic!("no idle-reuse-race: {}", r["pitfalls"]));
+        .unwrap_or_else(|| panic!("no idle-reuse-race: {}", r["findings"]));
     let line = race["evidence"][0].as_str().unwrap();
     assert!(line.contains("closed by the server"), "{line}");
     assert!(line.contains("IdleConnTimeout"), "{line}");
@@ -67,9 +67,9 @@ fn think_time_past_nginx_keepalive_is_an_idle_reuse_race() {
     // Under the server's 3 s: no race.
     let calm = run("1s", "2500ms");
     assert!(
-        !calm["pitfalls"].to_string().contains("idle-reuse-race"),
+        !calm["findings"].to_string().contains("idle-reuse-race"),
         "{}",
-        calm["pitfalls"]
+        calm["findings"]
     );
     assert!(
         calm["cells"][0]["idle_reuse"]["alive_idle_max_us"]

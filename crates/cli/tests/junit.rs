@@ -214,7 +214,7 @@ expect = { errors = false, pitfall = ["stall"] }
     assert_eq!(cases.len(), 2, "{cases:?}");
     let errors = cases.iter().find(|c| c.1 == "errors: false").unwrap();
     assert!(errors.2.is_none(), "{errors:?}");
-    let stall = cases.iter().find(|c| c.1 == "pitfall stall named").unwrap();
+    let stall = cases.iter().find(|c| c.1 == "finding stall named").unwrap();
     assert_eq!(stall.0, "scenario junit step 1");
     assert!(stall.2.as_deref().unwrap().contains("not met"), "{stall:?}");
     for p in [toml, saved] {

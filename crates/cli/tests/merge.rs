@@ -162,12 +162,12 @@ fn shards_merge_only_whole_and_of_one_plan_and_a_saturated_one_is_named() {
         .map(|p| p["shard"].as_u64().unwrap())
         .collect();
     assert_eq!(parts, [0, 1], "in shard order, whatever the order given");
-    let saturated = merged["pitfalls"]
+    let saturated = merged["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["id"] == "generator-saturated")
-        .unwrap_or_else(|| panic!("{}", merged["pitfalls"]));
+        .unwrap_or_else(|| panic!("{}", merged["findings"]));
     let evidence = saturated["evidence"].to_string();
     assert!(
         evidence.contains("shard 1 (pool:1 c=2): poolbench used 97%"),

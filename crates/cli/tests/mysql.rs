@@ -298,13 +298,13 @@ fn a_mariadb_killed_and_restarted_mid_run_is_counted_and_recovered_from() {
     let tail: u64 = ok[ok.len() - 8..ok.len() - 1].iter().sum();
     assert!(tail > 0, "nothing after the restart: {ok:?}");
     assert!(
-        r["pitfalls"]
+        r["findings"]
             .as_array()
             .unwrap()
             .iter()
             .any(|p| p["id"] == "outage"),
         "{}",
-        r["pitfalls"]
+        r["findings"]
     );
 }
 
@@ -356,13 +356,13 @@ fn service_mode_on_mysql_starves_with_a_nested_checkout_and_a_big_pool_fixes_it(
     assert!(db_pool["nested_waits"].as_u64().unwrap() > 0, "{db_pool}");
     assert!(db_pool["peak_in_use"].as_u64().unwrap() <= 15, "{db_pool}");
     assert!(
-        r["pitfalls"]
+        r["findings"]
             .as_array()
             .unwrap()
             .iter()
             .any(|p| p["id"] == "nested-checkout-starvation"),
         "{}",
-        r["pitfalls"]
+        r["findings"]
     );
     drop(small);
     let big = serve_mysql("51", "0", &[]);

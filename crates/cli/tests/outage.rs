@@ -14,12 +14,12 @@ use std::time::{Duration, Instant};
 
 /// The `outage` pitfall's evidence.
 fn outage(r: &Value) -> String {
-    let p = r["pitfalls"]
+    let p = r["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["id"] == "outage")
-        .unwrap_or_else(|| panic!("no outage found: {}", r["pitfalls"]));
+        .unwrap_or_else(|| panic!("no outage found: {}", r["findings"]));
     p["evidence"][0].as_str().unwrap().to_string()
 }
 

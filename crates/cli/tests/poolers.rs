@@ -16,7 +16,7 @@ fn cell<'a>(r: &'a Value, strategy: &str) -> &'a Value {
 }
 
 fn has_pitfall(r: &Value, id: &str) -> bool {
-    r["pitfalls"]
+    r["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -67,15 +67,15 @@ fn prepared_statements_through_a_transaction_pooler_are_named_not_recommended() 
         message.as_str().unwrap().contains("prepared statement"),
         "{message}"
     );
-    assert!(has_pitfall(&r, "transaction-pooler"), "{}", r["pitfalls"]);
+    assert!(has_pitfall(&r, "transaction-pooler"), "{}", r["findings"]);
     assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
     assert!(
-        r["no_recommendation"]
+        r["reason"]
             .as_str()
             .unwrap()
             .contains("--query-mode extended or simple"),
         "{}",
-        r["no_recommendation"]
+        r["reason"]
     );
     // A server's error keeps the connection: no reconnect storm.
     let opened = pool["connections"]["opened"].as_u64().unwrap();

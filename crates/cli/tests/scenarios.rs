@@ -90,8 +90,8 @@ fn grpc_client_concurrency_passes_its_expectations() {
     passes(
         "grpc-client-concurrency",
         &[(
-            "duration = \"3s\", warmup = \"1s\" }\nexpect = { no_pitfall",
-            "duration = \"1s\", warmup = \"500ms\" }\nexpect = { no_pitfall",
+            "duration = \"3s\", warmup = \"1s\" }\nexpect = { no_finding",
+            "duration = \"1s\", warmup = \"500ms\" }\nexpect = { no_finding",
         )],
     );
 }
@@ -174,7 +174,7 @@ expect = { errors = true, pitfall = ["stall"] }
         stdout.contains("FAILED errors: true (measured: 0 failed)"),
         "{stdout}"
     );
-    assert!(stdout.contains("FAILED pitfall stall named"), "{stdout}");
+    assert!(stdout.contains("FAILED finding stall named"), "{stdout}");
     assert!(stderr.contains("2 expectation(s) not met"), "{stderr}");
 }
 
@@ -208,7 +208,7 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
     assert!(stderr.contains("line 8, column"), "{stderr}");
     assert!(stderr.contains("concurrensy"), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    // A pitfall no finding has: refused, not an expectation met by default.
+    // An id no finding has (under the old key, `no_pitfall`): refused, not an expectation met by default.
     let (code, _, stderr) = run_toml(
         "pitfall",
         &one_step("target = \"http://127.0.0.1:9/\"\nexpect = { no_pitfall = [\"pool-bund\"] }\n"),

@@ -10,7 +10,7 @@ fn cell(result: &serde_json::Value) -> &serde_json::Value {
 }
 
 fn pitfall_ids(result: &serde_json::Value) -> Vec<String> {
-    result["pitfalls"]
+    result["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -61,7 +61,7 @@ fn nested_checkout_starves_a_small_pool_and_a_big_one_fixes_it() {
         ids.iter().any(|i| i == "nested-checkout-starvation"),
         "{ids:?}"
     );
-    let starvation = r["pitfalls"]
+    let starvation = r["findings"]
         .as_array()
         .unwrap()
         .iter()

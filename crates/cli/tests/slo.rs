@@ -43,7 +43,7 @@ fn the_slo_limits_the_recommendation_and_fails_the_run_when_nothing_meets_it() {
     match r["recommendation"]["concurrency"].as_u64() {
         Some(c) => assert_eq!(c, 1, "{}", r["recommendation"]),
         None => {
-            let why = r["no_recommendation"].as_str().unwrap();
+            let why = r["reason"].as_str().unwrap();
             assert!(why.contains("at c=1"), "{why}");
         }
     }

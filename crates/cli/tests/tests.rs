@@ -17,6 +17,7 @@ mod client_certs;
 mod client_check;
 mod commands;
 mod compare;
+mod compat;
 mod database_access;
 mod databases;
 mod delayed_ack;

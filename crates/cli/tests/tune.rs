@@ -376,12 +376,12 @@ fn a_grpc_server_allowing_10_streams_gets_the_load_over_10_connections_and_says_
     };
     assert_eq!(allowed("shared"), serde_json::json!([10]));
     assert_eq!(allowed("round-robin:10"), serde_json::json!(vec![10; 10]));
-    let capped = run["pitfalls"]
+    let capped = run["findings"]
         .as_array()
         .unwrap()
         .iter()
         .find(|p| p["id"] == "streams-capped")
-        .unwrap_or_else(|| panic!("no streams-capped: {}", run["pitfalls"]));
+        .unwrap_or_else(|| panic!("no streams-capped: {}", run["findings"]));
     assert_eq!(
         capped["cells"],
         serde_json::json!(["shared c=100"]),

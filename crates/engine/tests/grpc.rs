@@ -46,7 +46,7 @@ fn at_500ms_every_strategy_is_held_to_the_closed_loop_ceiling() {
         );
     }
     let ceiling = result
-        .pitfalls
+        .findings
         .iter()
         .find(|p| p.id == Id::ClosedLoopCeiling)
         .expect("closed-loop-ceiling flagged");

@@ -49,7 +49,7 @@ fn a_stopped_generator_is_a_finding() {
     let ids = pitfall_ids(&result);
     assert!(ids.iter().any(|i| i == "generator-hiccups"), "{ids:?}");
     let p = result
-        .pitfalls
+        .findings
         .iter()
         .find(|p| p.id == Id::GeneratorHiccups)
         .unwrap();

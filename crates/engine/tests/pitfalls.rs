@@ -87,7 +87,7 @@ fn errors() {
     let without = quick_run(delay("1ms"), "pool:4", &[4], |_| {});
     flagged_only_in("errors", &with, &without);
     let evidence = &with
-        .pitfalls
+        .findings
         .iter()
         .find(|p| p.id == Id::Errors)
         .unwrap()
@@ -156,7 +156,7 @@ fn stall_is_reported_with_its_interval_and_frozen_requests_time_out() {
     let without = quick_run(delay("1ms"), "pool:4", &[4], |_| {});
     flagged_only_in("stall", &with, &without);
     let evidence = &with
-        .pitfalls
+        .findings
         .iter()
         .find(|p| p.id == Id::Stall)
         .unwrap()
@@ -180,7 +180,7 @@ fn the_knee_of_a_server_limited_to_eight_in_flight_and_its_scalability_fit() {
         p.warmup = Duration::from_millis(200);
     });
     let knee = result
-        .pitfalls
+        .findings
         .iter()
         .find(|p| p.id == Id::TargetSaturated)
         .expect("knee found");

@@ -1,6 +1,6 @@
 //! What `poolbench census` saw: the connections a database or pooler
 //! holds now, grouped, against its limit. No load.
-use crate::findings::Pitfall;
+use crate::findings::Finding;
 use crate::fleet::ServerLimit;
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +54,7 @@ pub struct Census {
     pub idle_after_s: f64,
     pub groups: Vec<CensusGroup>,
     /// `over-budget`, `idle-hoard`.
-    pub findings: Vec<Pitfall>,
+    pub findings: Vec<Finding>,
     /// What the listing could not see (no privilege), in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,

@@ -10,7 +10,7 @@ pub use id::{Id, UnknownId};
 
 /// One reason not to trust (part of) a run, with its evidence.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Pitfall {
+pub struct Finding {
     /// Which finding it is.
     pub id: Id,
     /// What it means, in one line.

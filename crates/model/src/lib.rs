@@ -47,7 +47,7 @@ pub use client_check::{
     parse_expect, ClientCheck, ClientFinding, ClientWatch, EndedBy, Expect, ExpectKey,
     ExpectationResult,
 };
-pub use findings::{Pitfall, Recommendation, UslFit};
+pub use findings::{Finding, Recommendation, UslFit};
 pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};

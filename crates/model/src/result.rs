@@ -1,7 +1,7 @@
 //! Everything a run measured: the run, its cells, their counts and
 //! histograms, and what the analysis found. Saved as JSON (the schema is
 //! [`result_schema`]).
-use crate::findings::{Pitfall, Recommendation, UslFit};
+use crate::findings::{Finding, Recommendation, UslFit};
 use crate::histogram::{decode_histogram, Summary};
 use crate::label::cell_label;
 use crate::latency_interval::LatencyInterval;
@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Bumped whenever a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Everything one `poolbench run` measured.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -40,13 +40,20 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
     pub cells: Vec<CellResult>,
-    /// What may make these numbers lie, each with its evidence.
-    pub pitfalls: Vec<Pitfall>,
+    /// What the analysis found (what may make these numbers lie, and
+    /// more), each with its evidence. `pitfalls` before schema version 2.
+    #[serde(alias = "pitfalls")]
+    pub findings: Vec<Finding>,
     /// The strategy and smallest pool size worth using, where one stands out.
     pub recommendation: Option<Recommendation>,
     /// Why there is no recommendation, when there is none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub no_recommendation: Option<String>,
+    /// `no_recommendation` before schema version 2.
+    #[serde(
+        default,
+        alias = "no_recommendation",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reason: Option<String>,
     /// A Universal Scalability Law fit per strategy with at least four
     /// concurrency levels (closed loop).
     #[serde(default)]

@@ -1,7 +1,7 @@
 //! What `poolbench tune` found: the service's capacity measured from
 //! outside, the pool size to set with its proof, every point measured.
 //! Saved as JSON (`tune --format json`; the schema is [`tune_schema`]).
-use crate::findings::Pitfall;
+use crate::findings::Finding;
 use crate::machine::Machine;
 use crate::slo::Slo;
 use serde::{Deserialize, Serialize};
@@ -46,7 +46,7 @@ pub struct TuneResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<TuneComparison>,
     /// Pitfalls seen in the points (the same ids as `run`'s).
-    pub findings: Vec<Pitfall>,
+    pub findings: Vec<Finding>,
     /// Bounds for an adaptive concurrency limiter (the knee to start
     /// from, the cliff as its ceiling), for those who run one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,5 +1,5 @@
 //! The pitfalls section and the recommendation.
-use poolbench_model::{CellResult, Pitfall, RunResult};
+use poolbench_model::{CellResult, Finding, RunResult};
 use std::fmt::Write;
 
 pub(crate) fn render(result: &RunResult) -> String {
@@ -11,11 +11,11 @@ pub(crate) fn render(result: &RunResult) -> String {
             p.depth, p.mean_per_read, p.batched_reads, p.reads
         );
     }
-    if result.pitfalls.is_empty() {
-        out.push_str("\nPitfalls: none found\n");
+    if result.findings.is_empty() {
+        out.push_str("\nFindings: none\n");
     } else {
-        out.push_str("\nPitfalls\n");
-        for p in &result.pitfalls {
+        out.push_str("\nFindings\n");
+        for p in &result.findings {
             let _ = writeln!(
                 out,
                 "  ! {}: {} — {}",
@@ -49,10 +49,7 @@ pub(crate) fn render(result: &RunResult) -> String {
             let _ = writeln!(out, "\nRecommendation: {} — {}", r.strategy, r.reason);
         }
         None => {
-            let why = result
-                .no_recommendation
-                .as_deref()
-                .unwrap_or("no cell qualifies");
+            let why = result.reason.as_deref().unwrap_or("no cell qualifies");
             let _ = writeln!(out, "\nRecommendation: none — {why}");
         }
     }
@@ -62,7 +59,7 @@ pub(crate) fn render(result: &RunResult) -> String {
 /// Lines shown under a pitfall. A concurrency level where it holds for
 /// three cells or more is one line with an example; other lines follow,
 /// six at most.
-fn evidence(p: &Pitfall, result: &RunResult) -> Vec<String> {
+fn evidence(p: &Finding, result: &RunResult) -> Vec<String> {
     const SHOWN: usize = 6;
     let at_level = |line: &str, level: usize| {
         line.split(": ")

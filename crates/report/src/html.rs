@@ -52,7 +52,7 @@ pub fn render_html(result: &RunResult) -> String {
             None => String::new(),
         }
     );
-    match (&result.recommendation, &result.no_recommendation) {
+    match (&result.recommendation, &result.reason) {
         (Some(r), _) => {
             let _ = writeln!(
                 h,
@@ -97,11 +97,11 @@ pub fn render_html(result: &RunResult) -> String {
 }
 
 fn pitfalls(h: &mut String, result: &RunResult) {
-    h.push_str("<h2>Pitfalls</h2>\n");
-    if result.pitfalls.is_empty() {
+    h.push_str("<h2>Findings</h2>\n");
+    if result.findings.is_empty() {
         h.push_str("<p>None found.</p>\n");
     }
-    for p in &result.pitfalls {
+    for p in &result.findings {
         let _ = write!(
             h,
             "<details><summary><span class=\"pitfall\">{}</span>: {} <span class=\"muted\">({} line{})</span></summary><ul>",

@@ -11,7 +11,7 @@ use std::fmt::Write;
 /// The result as Markdown.
 pub fn render_markdown(result: &RunResult) -> String {
     let mut out = format!("## poolbench · {}\n\n", result.target);
-    match (&result.recommendation, &result.no_recommendation) {
+    match (&result.recommendation, &result.reason) {
         (Some(r), _) => {
             let _ = writeln!(out, "**Recommendation: {}** — {}\n", r.strategy, r.reason);
         }
@@ -48,9 +48,9 @@ pub fn render_markdown(result: &RunResult) -> String {
         out.push('\n');
     }
     grid(&mut out, result, &by_level);
-    if !result.pitfalls.is_empty() {
-        out.push_str("### Pitfalls\n\n");
-        for p in &result.pitfalls {
+    if !result.findings.is_empty() {
+        out.push_str("### Findings\n\n");
+        for p in &result.findings {
             let first = p.evidence.first().map(String::as_str).unwrap_or("");
             let _ = writeln!(out, "- **{}**: {} — {first}", p.id, p.title);
         }

@@ -3,7 +3,7 @@
 //! reach, so a finding that holds for every cell is one line, not forty.
 use crate::format::fmt_rate;
 use crate::table::versus;
-use poolbench_model::{CellResult, Pitfall, RunResult};
+use poolbench_model::{CellResult, Finding, RunResult};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -12,13 +12,13 @@ const LEADING: usize = 3;
 
 /// Pitfalls by how much they change the decision ([`Id::rank`](poolbench_model::findings::Id::rank)), the
 /// details last.
-fn weight(p: &Pitfall) -> usize {
+fn weight(p: &Finding) -> usize {
     p.id.rank().unwrap_or(usize::MAX)
 }
 
 pub(crate) fn render(result: &RunResult) -> String {
     let mut out = String::from("\nSummary\n");
-    match (&result.recommendation, &result.no_recommendation) {
+    match (&result.recommendation, &result.reason) {
         (Some(r), _) => {
             let _ = writeln!(
                 out,
@@ -34,7 +34,7 @@ pub(crate) fn render(result: &RunResult) -> String {
             );
         }
     }
-    let mut ranked: Vec<&Pitfall> = result.pitfalls.iter().collect();
+    let mut ranked: Vec<&Finding> = result.findings.iter().collect();
     ranked.sort_by_key(|p| weight(p));
     let (leading, rest) = ranked.split_at(ranked.len().min(LEADING));
     for p in leading.iter().filter(|p| p.id.rank().is_some()) {
@@ -53,8 +53,8 @@ pub(crate) fn render(result: &RunResult) -> String {
     if !others.is_empty() {
         let _ = writeln!(out, "  also: {}", others.join("; "));
     }
-    if result.pitfalls.is_empty() {
-        out.push_str("  no pitfalls found\n");
+    if result.findings.is_empty() {
+        out.push_str("  no findings\n");
     }
     out.push_str("  best per concurrency:\n");
     for (level, cells) in by_level(result) {
@@ -101,7 +101,7 @@ fn best(cells: &[&CellResult]) -> String {
 
 /// Where a pitfall holds: "every cell (40)", "the run", or "14 of 40
 /// cells (c=1: 9 of 10, c=100: 5 of 10)".
-pub(crate) fn reach(p: &Pitfall, result: &RunResult) -> String {
+pub(crate) fn reach(p: &Finding, result: &RunResult) -> String {
     let total = result.cells.len();
     if p.cells.is_empty() {
         return "the run".to_string();
@@ -118,7 +118,7 @@ pub(crate) fn reach(p: &Pitfall, result: &RunResult) -> String {
 }
 
 /// Per concurrency level: the cells the pitfall holds for, and all cells.
-pub(crate) fn levels(p: &Pitfall, result: &RunResult) -> Vec<(usize, usize, usize)> {
+pub(crate) fn levels(p: &Finding, result: &RunResult) -> Vec<(usize, usize, usize)> {
     let mut at: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     for c in &result.cells {
         let e = at.entry(c.concurrency).or_default();

@@ -7,7 +7,7 @@
 //! check.rs), listed once in [`CHECKS`]. The text report, the JSON and the
 //! HTML read the same list; ids are stable.
 use check::Run;
-use poolbench_model::{LoadModel, Pitfall, RunResult};
+use poolbench_model::{Finding, LoadModel, RunResult};
 
 mod batching_server;
 pub(crate) mod check;
@@ -80,7 +80,7 @@ pub const CHECKS: &[Check] = &[
 ];
 
 /// Every pitfall that applies to `result`, ordered by id.
-pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
+pub fn pitfalls(result: &RunResult) -> Vec<Finding> {
     let run = Run {
         result,
         closed: matches!(result.config.load, LoadModel::Closed),
@@ -91,11 +91,11 @@ pub fn pitfalls(result: &RunResult) -> Vec<Pitfall> {
             .map(|c| c.request_us.mean)
             .min_by(f64::total_cmp),
     };
-    let mut found: Vec<Pitfall> = CHECKS
+    let mut found: Vec<Finding> = CHECKS
         .iter()
         .filter_map(|check| {
             let evidence = (check.find)(&run);
-            (!evidence.is_empty()).then(|| Pitfall {
+            (!evidence.is_empty()).then(|| Finding {
                 id: check.id.clone(),
                 title: check.title.to_string(),
                 cells: evidence.iter().filter_map(|e| e.cell.clone()).collect(),

@@ -66,7 +66,7 @@ fn example(c: &CellResult) -> Option<String> {
 /// Whether the run's pitfalls name a transaction-pooling proxy.
 pub(crate) fn found(result: &poolbench_model::RunResult) -> bool {
     result
-        .pitfalls
+        .findings
         .iter()
         .any(|p| p.id == Id::TransactionPooler)
 }

@@ -8,7 +8,7 @@
 use crate::findings::fleet_overcommit;
 use crate::findings::CHECKS;
 use poolbench_model::findings::Id;
-use poolbench_model::{Capacity, Fleet, FleetRow, Pitfall, Replicas, ServerLimit, TuneResult};
+use poolbench_model::{Capacity, Finding, Fleet, FleetRow, Replicas, ServerLimit, TuneResult};
 
 /// Most rows a fleet table shows (the surge's row besides).
 const MOST_ROWS: usize = 6;
@@ -152,7 +152,7 @@ pub fn conclude(result: &mut TuneResult) {
             .iter()
             .find(|c| c.id == Id::FleetOvercommit)
             .map_or("", |c| c.title);
-        result.findings.push(Pitfall {
+        result.findings.push(Finding {
             id: Id::FleetOvercommit,
             title: title.to_string(),
             cells: Vec::new(),

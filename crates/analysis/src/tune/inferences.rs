@@ -4,7 +4,7 @@ use super::capacity::capacity_points;
 use super::search::close_enough;
 use crate::findings::pool_bound;
 use poolbench_model::findings::Id;
-use poolbench_model::{Capacity, Inference, Pitfall, TunePhase, TunePoint};
+use poolbench_model::{Capacity, Finding, Inference, TunePhase, TunePoint};
 
 fn ms(us: f64) -> String {
     match us {
@@ -36,7 +36,7 @@ fn say(id: &str, text: String, evidence: String) -> Inference {
 }
 
 /// Every conclusion the capacity, the points and the findings support.
-pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Pitfall]) -> Vec<Inference> {
+pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) -> Vec<Inference> {
     let levels = capacity_points(points);
     let at = |n: usize| levels.iter().find(|p| p.in_flight == n);
     let mut out = Vec::new();

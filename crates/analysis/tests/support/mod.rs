@@ -6,7 +6,7 @@
 use poolbench_analysis::pitfalls;
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    Arrival, CellResult, DbPoolCounters, Errors, LoadModel, MetricsSnapshot, Pitfall, RunResult,
+    Arrival, CellResult, DbPoolCounters, Errors, Finding, LoadModel, MetricsSnapshot, RunResult,
     Sample, ServerCounters, Slo, Stall, StrategySpec, Summary, Timeline,
 };
 
@@ -19,9 +19,9 @@ pub fn base() -> RunResult {
 pub fn run(cells: Vec<CellResult>) -> RunResult {
     let mut r = base();
     r.cells = cells;
-    r.pitfalls.clear();
+    r.findings.clear();
     r.recommendation = None;
-    r.no_recommendation = None;
+    r.reason = None;
     r.scaling.clear();
     r
 }
@@ -49,7 +49,7 @@ pub fn known(name: &str) -> Id {
 }
 
 /// The pitfall `id` in `result`'s pitfalls, found afresh.
-pub fn pitfall(result: &RunResult, id: &str) -> Option<Pitfall> {
+pub fn pitfall(result: &RunResult, id: &str) -> Option<Finding> {
     let id = known(id);
     pitfalls(result).into_iter().find(|p| p.id == id)
 }

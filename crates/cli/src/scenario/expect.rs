@@ -16,12 +16,12 @@ fn verdict(met: bool, line: String) -> Verdict {
 
 pub(crate) fn check(e: &Expect, r: &RunResult) -> Vec<Verdict> {
     let mut out = Vec::new();
-    let named = |id: &Id| r.pitfalls.iter().any(|p| &p.id == id);
-    for id in &e.pitfall {
-        out.push(verdict(named(id), format!("pitfall {id} named")));
+    let named = |id: &Id| r.findings.iter().any(|p| &p.id == id);
+    for id in &e.finding {
+        out.push(verdict(named(id), format!("finding {id} named")));
     }
-    for id in &e.no_pitfall {
-        out.push(verdict(!named(id), format!("no pitfall {id}")));
+    for id in &e.no_finding {
+        out.push(verdict(!named(id), format!("no finding {id}")));
     }
     if let Some(want) = &e.best {
         let top = r.cells.iter().map(|c| c.concurrency).max().unwrap_or(0);

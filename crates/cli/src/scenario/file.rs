@@ -173,12 +173,12 @@ pub(crate) struct RampStage {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Expect {
-    /// Pitfalls the report must name.
-    #[serde(default, deserialize_with = "known_ids")]
-    pub(crate) pitfall: Vec<Id>,
-    /// Pitfalls it must not name.
-    #[serde(default, deserialize_with = "known_ids")]
-    pub(crate) no_pitfall: Vec<Id>,
+    /// Findings the report must name (`pitfall` in older files).
+    #[serde(default, alias = "pitfall", deserialize_with = "known_ids")]
+    pub(crate) finding: Vec<Id>,
+    /// Findings it must not name (`no_pitfall` in older files).
+    #[serde(default, alias = "no_pitfall", deserialize_with = "known_ids")]
+    pub(crate) no_finding: Vec<Id>,
     /// The strategy with the most throughput (or tied with it) at the
     /// step's highest concurrency.
     pub(crate) best: Option<String>,
@@ -193,7 +193,7 @@ pub(crate) struct Expect {
     pub(crate) same_throughput: Option<f64>,
 }
 
-/// Pitfall ids as an expectation names them: only those this version
+/// Finding ids as an expectation names them: only those this version
 /// finds, so a misspelt one is an error rather than an expectation met.
 fn known_ids<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Id>, D::Error> {
     Vec::<String>::deserialize(d)?

@@ -85,7 +85,7 @@ pub fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
 
 /// The ids of the pitfalls a run reports.
 pub fn pitfall_ids(result: &RunResult) -> Vec<String> {
-    result.pitfalls.iter().map(|p| p.id.to_string()).collect()
+    result.findings.iter().map(|p| p.id.to_string()).collect()
 }
 
 /// Assert `id` is reported by `with` and not by `without`.
@@ -97,9 +97,9 @@ pub fn flagged_only_in(id: &str, with: &RunResult, without: &RunResult) {
     assert!(
         !no.iter().any(|p| p == id),
         "{id} reported where it does not apply: {:?}",
-        without.pitfalls
+        without.findings
     );
-    let p = with.pitfalls.iter().find(|p| p.id == known).unwrap();
+    let p = with.findings.iter().find(|p| p.id == known).unwrap();
     assert!(!p.evidence.is_empty(), "{id} without evidence");
 }
 

@@ -7,7 +7,7 @@ use crate::tune::capacity::{capacity, stall_threshold};
 use crate::tune::point::{point_of, relative_ci};
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    CellResult, Pitfall, Slo, StrategySpec, TuneLoad, TunePhase, TunePoint, TuneResult,
+    CellResult, Finding, Slo, StrategySpec, TuneLoad, TunePhase, TunePoint, TuneResult,
 };
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,7 @@ pub struct Ask {
 /// What one run produced: its cell, and the findings `analyze` made of it.
 pub struct Ran {
     pub cell: CellResult,
-    pub findings: Vec<Pitfall>,
+    pub findings: Vec<Finding>,
 }
 
 /// Runs points: the engine in the binary, a simulated service in tests.
@@ -305,7 +305,7 @@ pub(crate) fn generator_limit(p: &TunePoint) -> Option<String> {
 
 /// Add a finding's evidence to the one of the same id (five lines at most,
 /// one per cell: a cell run again says the same).
-fn keep_finding(found: &mut Vec<Pitfall>, f: Pitfall) {
+fn keep_finding(found: &mut Vec<Finding>, f: Finding) {
     match found.iter_mut().find(|g| g.id == f.id) {
         Some(g) => {
             for (cell, line) in f.cells.into_iter().zip(f.evidence) {
