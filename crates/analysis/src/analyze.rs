@@ -1,7 +1,7 @@
 //! The one reading of a run that `run`, `merge`, `report` and `scenario`
 //! share: each cell's SLO breaches and ramp summary, the scalability fits,
 //! the pitfalls and the recommendation, all made again from the cells.
-use crate::findings::pitfalls;
+use crate::findings::find_all;
 use crate::ramp_summary::summarize;
 use crate::recommend::recommend;
 use crate::slo_breaches::breaches;
@@ -38,7 +38,7 @@ pub fn analyze(result: &mut RunResult) {
         LoadModel::Closed => usl_fits(result),
         _ => Vec::new(),
     };
-    result.findings = pitfalls(result);
+    result.findings = find_all(result);
     (result.recommendation, result.reason) = match recommend(result) {
         Ok(r) => (Some(r), None),
         Err(why) => (None, Some(why)),

@@ -24,7 +24,7 @@ pub use analyze::analyze;
 pub use census::{census, idle_band};
 pub use client_check::{client_check, CheckSetup};
 pub use client_libs::{client_keys, client_lib, ClientLib, CLIENT_LIBS};
-pub use findings::{outages, pitfalls, Check, Outage, CHECKS};
+pub use findings::{find_all, outages, Check, Outage, CHECKS};
 pub use merge::merge;
 pub use ramp_summary::summarize as summarize_ramp;
 pub use recommend::recommend;

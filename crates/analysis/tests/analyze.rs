@@ -1,6 +1,6 @@
 //! `analyze` itself: a pure function of the cells and the plan.
 use crate::support::{cell, open_run, quiet, run, run_with_slo};
-use poolbench_analysis::{analyze, pitfalls, usl_fits};
+use poolbench_analysis::{analyze, find_all, usl_fits};
 use poolbench_model::CellResult;
 
 /// A closed-loop grid with findings, a recommendation, a fit and an SLO.
@@ -43,7 +43,7 @@ fn analyze_replaces_what_the_result_held() {
     let fresh = serde_json::to_string(&r).expect("serializes");
     // Stale findings from an older analysis are dropped, not kept.
     let mut stale = r.clone();
-    stale.findings = pitfalls(&run(vec![cell("pool:4", 4).stall(0.0, 1.0).build()]));
+    stale.findings = find_all(&run(vec![cell("pool:4", 4).stall(0.0, 1.0).build()]));
     stale.recommendation = None;
     stale.reason = Some("stale".into());
     stale.scaling.clear();

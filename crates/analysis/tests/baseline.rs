@@ -1,6 +1,6 @@
 //! The stored real result, and the builder's quiet cell.
 use crate::support::{base, cell, ids, quiet, run};
-use poolbench_analysis::{analyze, pitfalls, CHECKS};
+use poolbench_analysis::{analyze, find_all, CHECKS};
 
 #[test]
 fn the_stored_run_is_read_again_as_it_was_analyzed() {
@@ -19,10 +19,10 @@ fn the_stored_run_is_read_again_as_it_was_analyzed() {
 #[test]
 fn a_quiet_cell_trips_no_finding() {
     let r = run(vec![quiet("pool:4", 4, 1000.0), quiet("pool:8", 8, 1500.0)]);
-    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", pitfalls(&r));
+    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", find_all(&r));
     // Nor with every default spelled out through the builder.
     let r = run(vec![cell("shared", 1).throughput(800.0).build()]);
-    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", pitfalls(&r));
+    assert_eq!(ids(&r), Vec::<String>::new(), "{:#?}", find_all(&r));
 }
 
 /// Adding a check to CHECKS without a fixture test here fails this test.

@@ -89,14 +89,14 @@ pub fn render_html(result: &RunResult) -> String {
         },
     ));
     h.push_str("</div>\n");
-    pitfalls(&mut h, result);
+    findings_section(&mut h, result);
     tables(&mut h, result);
     cells(&mut h, result);
     h.push_str("</body></html>\n");
     h
 }
 
-fn pitfalls(h: &mut String, result: &RunResult) {
+fn findings_section(h: &mut String, result: &RunResult) {
     h.push_str("<h2>Findings</h2>\n");
     if result.findings.is_empty() {
         h.push_str("<p>None found.</p>\n");

@@ -80,7 +80,7 @@ pub const CHECKS: &[Check] = &[
 ];
 
 /// Every pitfall that applies to `result`, ordered by id.
-pub fn pitfalls(result: &RunResult) -> Vec<Finding> {
+pub fn find_all(result: &RunResult) -> Vec<Finding> {
     let run = Run {
         result,
         closed: matches!(result.config.load, LoadModel::Closed),

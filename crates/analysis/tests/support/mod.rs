@@ -3,7 +3,7 @@
 //! as the base, and a builder that clones its cell and sets the figures a
 //! test needs, the rest kept consistent (Little's law, counts, server
 //! counters) so that a fresh cell trips no finding at all.
-use poolbench_analysis::pitfalls;
+use poolbench_analysis::find_all;
 use poolbench_model::findings::Id;
 use poolbench_model::{
     Arrival, CellResult, DbPoolCounters, Errors, Finding, LoadModel, MetricsSnapshot, RunResult,
@@ -48,10 +48,10 @@ pub fn known(name: &str) -> Id {
     name.parse().expect("a finding's id")
 }
 
-/// The pitfall `id` in `result`'s pitfalls, found afresh.
+/// The pitfall `id` in `result`'s findings, found afresh.
 pub fn pitfall(result: &RunResult, id: &str) -> Option<Finding> {
     let id = known(id);
-    pitfalls(result).into_iter().find(|p| p.id == id)
+    find_all(result).into_iter().find(|p| p.id == id)
 }
 
 /// The evidence lines of pitfall `id` (empty when it does not apply).
@@ -61,7 +61,7 @@ pub fn evidence(result: &RunResult, id: &str) -> Vec<String> {
 
 /// The ids of every pitfall `result` shows.
 pub fn ids(result: &RunResult) -> Vec<String> {
-    pitfalls(result)
+    find_all(result)
         .into_iter()
         .map(|p| p.id.to_string())
         .collect()
