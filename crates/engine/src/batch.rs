@@ -39,7 +39,7 @@ pub(crate) async fn run<T: Target>(
         let left = Arc::new(AtomicU64::new(size));
         let sample_start = Instant::now();
         // One recorder per load thread, not per sender (see `thread_recorders`).
-        let recorders = Arc::new(ThreadRecorders::new(threads, false));
+        let recorders = Arc::new(ThreadRecorders::new(threads, false, 0));
         let tasks: Vec<_> = (0..concurrency)
             .map(|id| tokio::spawn(sender(shared.clone(), id, left.clone(), recorders.clone())))
             .collect();

@@ -168,9 +168,14 @@ impl<T: Target + Clone> Started<T> {
                 strategy.metrics().opened
             })
         };
+        // The cell's whole length in timeline buckets, and a second more.
+        let buckets = end.saturating_duration_since(origin).as_millis() as usize
+            / poolbench_model::BUCKET.as_millis() as usize
+            + 10;
         let recorders = Arc::new(ThreadRecorders::new(
             plan.threads,
             plan.hdr_intervals || plan.ramp.is_some(),
+            buckets,
         ));
         // A ramp's timeline also shows the connections open, sampled.
         let sampler = plan

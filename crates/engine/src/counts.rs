@@ -26,7 +26,23 @@ pub(crate) fn bucket(origin: Instant, t: Instant) -> usize {
     (t.saturating_duration_since(origin).as_millis() / BUCKET.as_millis()) as usize
 }
 
+/// Most buckets reserved ahead (about 4.6 days at 100 ms).
+const MOST_RESERVED: usize = 1 << 22;
+
 impl Counts {
+    /// Counts with room for `buckets` completions and starts: a long run's
+    /// vectors are not grown by doubling (each doubling copies them, and
+    /// an hour's run would hold twice its timeline for a moment); pages
+    /// not yet reached are not resident.
+    pub(crate) fn with_capacity(buckets: usize) -> Counts {
+        let n = buckets.min(MOST_RESERVED);
+        Counts {
+            ok: Vec::with_capacity(n),
+            started: Vec::with_capacity(n),
+            ..Counts::default()
+        }
+    }
+
     pub(crate) fn record(&mut self, started: usize, done: usize, ok: bool) {
         bump(&mut self.started, started);
         bump(if ok { &mut self.ok } else { &mut self.errors }, done);

@@ -130,10 +130,12 @@ impl Recorder {
         }
     }
 
-    /// A recorder that also keeps latency per second (`--hdr-log`).
-    pub(crate) fn with_intervals(intervals: bool) -> Self {
+    /// A recorder that also keeps latency per second (`--hdr-log`), its
+    /// timeline with room for `buckets`.
+    pub(crate) fn with_intervals(intervals: bool, buckets: usize) -> Self {
         Recorder {
             intervals: intervals.then(Intervals::new),
+            counts: Counts::with_capacity(buckets),
             ..Recorder::new()
         }
     }

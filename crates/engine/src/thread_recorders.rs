@@ -21,12 +21,13 @@ pub(crate) struct ThreadRecorders {
 
 impl ThreadRecorders {
     /// Enough slots for `threads` load threads (and the odd other thread);
-    /// with `intervals`, each also keeps latency per second.
-    pub(crate) fn new(threads: usize, intervals: bool) -> Self {
+    /// with `intervals`, each also keeps latency per second; each timeline
+    /// with room for `buckets` (the cell's length in 100 ms buckets).
+    pub(crate) fn new(threads: usize, intervals: bool, buckets: usize) -> Self {
         let n = (threads.max(1) * 2).next_power_of_two();
         ThreadRecorders {
             slots: (0..n)
-                .map(|_| Mutex::new(Recorder::with_intervals(intervals)))
+                .map(|_| Mutex::new(Recorder::with_intervals(intervals, buckets)))
                 .collect(),
         }
     }
