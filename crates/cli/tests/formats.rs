@@ -108,7 +108,7 @@ fn every_output_reads_back() {
     assert!(schema["title"]
         .as_str()
         .unwrap()
-        .contains("schema version 1"));
+        .contains("schema version 2"));
     validate(&schema, &result, "run -o");
     let again = ok(bin()
         .args(["report", "--format", "json"])
