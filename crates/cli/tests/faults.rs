@@ -5,8 +5,7 @@
 //! stall counts from 2 s, so the window is longer than that); the run
 //! must end on time with a whole result, count the errors by their kind
 //! and name what happened.
-use crate::services::{toxiproxy_url, tune_json, tune_trail, Serve};
-use crate::turns::ONE_AT_A_TIME;
+use crate::services::{toxiproxy_url, Serve};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -43,9 +42,9 @@ fn api(method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
 }
 
 /// A proxy of the test's own in front of `upstream`, removed when dropped.
-struct Proxy {
+pub(crate) struct Proxy {
     name: String,
-    listen: String,
+    pub(crate) listen: String,
 }
 
 impl Proxy {
@@ -65,7 +64,7 @@ impl Proxy {
         Proxy { name, listen }
     }
 
-    fn add(&self, toxic: &str, attributes: Value) {
+    pub(crate) fn add(&self, toxic: &str, attributes: Value) {
         let (code, body) = api(
             "POST",
             &format!("/proxies/{}/toxics", self.name),
@@ -76,7 +75,7 @@ impl Proxy {
         assert_eq!(code, 200, "toxiproxy refused the {toxic} toxic: {body}");
     }
 
-    fn remove(&self) {
+    pub(crate) fn remove(&self) {
         let (code, body) = api(
             "DELETE",
             &format!("/proxies/{}/toxics/fault", self.name),
@@ -257,7 +256,7 @@ fn under_with(
 }
 
 /// The built-in server behind a proxy of its own.
-fn http_target(name: &str) -> (Serve, Proxy) {
+pub(crate) fn http_target(name: &str) -> (Serve, Proxy) {
     let serve = Serve::start(&["--delay", "2ms"]);
     let proxy = Proxy::new(name, &serve.addr);
     (serve, proxy)
@@ -411,36 +410,6 @@ fn redis_half_open_and_reset_are_timeouts_and_resets_then_recovered() {
         &[],
     );
     assert_eq!(f.total_errors(), 0, "{}", f.trail());
-}
-
-#[test]
-fn a_full_disk_under_o_is_one_line_and_the_stdout_result_is_kept() {
-    // A 16 KiB filesystem of the test's own (a mount namespace, as an
-    // unprivileged user may make one): the probe before the load fits, the
-    // result after it does not.
-    let serve = Serve::start(&[]);
-    let dir = std::env::temp_dir().join(format!("poolbench-full-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let d = dir.to_str().unwrap();
-    let script = format!(
-        "mount -t tmpfs -o size=16k tmpfs {d} && exec {} run {} -c 2 -d 1s --warmup 0s --quiet --format json -o {d}/result.json",
-        env!("CARGO_BIN_EXE_poolbench"),
-        serve.url("/")
-    );
-    let out = Command::new("unshare")
-        .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script])
-        .output()
-        .expect("unshare (util-linux) runs");
-    let _ = std::fs::remove_dir_all(&dir);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("cannot write") && stderr.contains("No space left"),
-        "{stderr}"
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).expect("the result on stdout");
-    assert!(result["cells"][0]["ok"].as_u64().unwrap() > 0);
 }
 
 #[test]
@@ -614,85 +583,4 @@ fn a_listen_queue_that_fills_mid_run_is_a_stall_in_its_window() {
     let line = reconnects["evidence"][0].as_str().unwrap();
     assert!(line.contains("by the server"), "{line}");
     assert!(f.rate(6.0, 7.5) > 0.3 * f.rate(0.5, 1.5), "{}", f.trail());
-}
-
-/// `tune` with a fault standing throughout: every request pays 100 ms of
-/// network. The answer says so in its words (the workers' wait, one
-/// request alone) and takes as many connections as workers.
-#[test]
-fn tune_under_standing_latency_says_what_each_request_pays() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (_serve, proxy) = http_target("tune-latency");
-    proxy.add("latency", json!({"latency": 100, "jitter": 0}));
-    let url = format!("http://{}/", proxy.listen);
-    let (r, _) = tune_json(
-        &[&url, "-c", "16", "--budget", "30s", "--no-idle-probe"],
-        &[0],
-    );
-    let rec = &r["recommendation"];
-    assert_eq!(rec["pool_size"], 16, "{rec}: {}", tune_trail(&r));
-    let words = r["inferences"].to_string();
-    assert!(
-        words.contains("workers wait 0.1 s each") && words.contains("one request alone"),
-        "{words}"
-    );
-}
-
-/// Every connection reset by the network as it opens: no answer, and the
-/// reason names the resets (exit 1, not a pool at 0 req/s).
-#[test]
-fn tune_where_every_connection_is_reset_refuses_and_says_why() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (_serve, proxy) = http_target("tune-reset");
-    proxy.add("reset_peer", json!({"timeout": 0}));
-    let url = format!("http://{}/", proxy.listen);
-    let args = [
-        &url,
-        "-c",
-        "8",
-        "--budget",
-        "20s",
-        "--recovery",
-        "3s",
-        "--no-idle-probe",
-    ];
-    let (r, wall) = tune_json(&args, &[1]);
-    assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
-    let reason = r["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("reset"), "{reason}");
-    assert!(wall < 40.0, "{wall:.0} s");
-}
-
-/// A fault that cuts every connection once, while the idle probe holds its
-/// connections: one pass sees them all closed at the same gap, a later one
-/// does not; the server's idle close is not made up from it.
-#[test]
-fn tune_does_not_read_a_passing_fault_as_the_servers_idle_close() {
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (_serve, proxy) = http_target("tune-idle");
-    let url = format!("http://{}/", proxy.listen);
-    let (r, _) = std::thread::scope(|s| {
-        s.spawn(|| {
-            // The probe's first pass holds gaps of 0.5 s to 8 s from about
-            // 0.1 s; the fault drops its data from 2 s and, removed at 4 s,
-            // takes the connections open through it with it.
-            std::thread::sleep(Duration::from_secs(2));
-            proxy.add("timeout", json!({"timeout": 0}));
-            std::thread::sleep(Duration::from_secs(2));
-            proxy.remove();
-        });
-        tune_json(
-            &[&url, "-c", "4", "--budget", "40s", "--idle-probe-max", "8s"],
-            &[0],
-        )
-    });
-    let idle = &r["server_idle"];
-    assert!(idle["idle_close_s"].is_null(), "{idle}");
-    let note = idle["note"].as_str().unwrap_or_default();
-    assert!(note.contains("a passing fault"), "{idle}");
-    assert!(
-        r["recommendation"]["pool_size"].as_u64().is_some(),
-        "{}",
-        tune_trail(&r)
-    );
 }

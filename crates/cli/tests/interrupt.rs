@@ -140,3 +140,34 @@ fn serve_answers_what_is_in_flight_then_exits_0() {
         );
     }
 }
+
+#[test]
+fn a_full_disk_under_o_is_one_line_and_the_stdout_result_is_kept() {
+    // A 16 KiB filesystem of the test's own (a mount namespace, as an
+    // unprivileged user may make one): the probe before the load fits, the
+    // result after it does not.
+    let serve = crate::services::Serve::start(&[]);
+    let dir = std::env::temp_dir().join(format!("poolbench-full-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let script = format!(
+        "mount -t tmpfs -o size=16k tmpfs {d} && exec {} run {} -c 2 -d 1s --warmup 0s --quiet --format json -o {d}/result.json",
+        env!("CARGO_BIN_EXE_poolbench"),
+        serve.url("/")
+    );
+    let out = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script])
+        .output()
+        .expect("unshare (util-linux) runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot write") && stderr.contains("No space left"),
+        "{stderr}"
+    );
+    let result: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("the result on stdout");
+    assert!(result["cells"][0]["ok"].as_u64().unwrap() > 0);
+}
