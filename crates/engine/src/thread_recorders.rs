@@ -1,7 +1,9 @@
 //! Recording per load thread, not per worker: every task running on a
 //! thread records into that thread's recorder, so memory does not grow with
 //! the number of workers and no histogram is resized per worker. The
-//! recorders are merged once per cell.
+//! recorders are merged once per cell. Each keeps only its latest
+//! timeline buckets; older ones go to one timeline for the cell.
+use crate::counts::{Counts, KEPT};
 use crate::record::Recorder;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -17,6 +19,8 @@ thread_local! {
 /// lock is briefly contended); a worker never owns one.
 pub(crate) struct ThreadRecorders {
     slots: Box<[Mutex<Recorder>]>,
+    /// The timeline's buckets the slots have folded away.
+    folded: Mutex<Counts>,
 }
 
 impl ThreadRecorders {
@@ -27,8 +31,9 @@ impl ThreadRecorders {
         let n = (threads.max(1) * 2).next_power_of_two();
         ThreadRecorders {
             slots: (0..n)
-                .map(|_| Mutex::new(Recorder::with_intervals(intervals, buckets)))
+                .map(|_| Mutex::new(Recorder::with_intervals(intervals, 2 * KEPT + 1)))
                 .collect(),
+            folded: Mutex::new(Counts::with_capacity(buckets)),
         }
     }
 
@@ -36,7 +41,12 @@ impl ThreadRecorders {
     pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Recorder) -> R) -> R {
         let i = THREAD.with(|t| *t) % self.slots.len();
         let mut r = self.slots[i].lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut r)
+        let out = f(&mut r);
+        if r.counts.due() {
+            r.counts
+                .fold_into(&mut self.folded.lock().unwrap_or_else(|p| p.into_inner()));
+        }
+        out
     }
 
     /// Read every slot in turn (each locked only while `f` reads it).
@@ -49,6 +59,8 @@ impl ThreadRecorders {
     /// Every slot merged into one recorder.
     pub(crate) fn merged(&self) -> Recorder {
         let mut out = Recorder::new();
+        out.counts
+            .merge(&self.folded.lock().unwrap_or_else(|p| p.into_inner()));
         for slot in self.slots.iter() {
             out.merge(&slot.lock().unwrap_or_else(|p| p.into_inner()));
         }
