@@ -1,6 +1,6 @@
 //! The one reading of a run that `run`, `merge`, `report` and `scenario`
 //! share: each cell's SLO breaches and ramp summary, the scalability fits,
-//! the pitfalls and the recommendation, all made again from the cells.
+//! the findings and the recommendation, all made again from the cells.
 use crate::findings::find_all;
 use crate::ramp_summary::summarize;
 use crate::recommend::recommend;

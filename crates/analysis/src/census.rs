@@ -93,7 +93,7 @@ fn findings(c: &Census) -> Vec<Finding> {
     let mut out = Vec::new();
     let usable = usable(&c.limit);
     if let Some(u) = usable.filter(|&u| over_budget::over(c.held, u)) {
-        out.push(pitfall(
+        out.push(finding(
             Id::OverBudget,
             format!(
                 "{} client connections held of the {u} the server allows ({}%, from {:.0}% on): {} left for a new client, fewer than a deploy's surge may open",
@@ -114,7 +114,7 @@ fn findings(c: &Census) -> Vec<Finding> {
             .map_or(String::new(), |g| {
                 format!(", most from {} ({} {})", g.client, g.user, g.application)
             });
-        out.push(pitfall(
+        out.push(finding(
             Id::IdleHoard,
             format!(
                 "{} connections idle longer than {:.0} s, {}% of the {of} {}{top}: an idle timeout below {:.0} s (or a smaller minimum idle) in those clients' pools gives them back",
@@ -129,7 +129,7 @@ fn findings(c: &Census) -> Vec<Finding> {
     out
 }
 
-fn pitfall(id: Id, line: String) -> Finding {
+fn finding(id: Id, line: String) -> Finding {
     let title = CHECKS.iter().find(|c| c.id == id).map_or("", |c| c.title);
     Finding {
         id,

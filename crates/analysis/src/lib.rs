@@ -1,4 +1,4 @@
-//! Reading a poolbench result: the pitfalls that make its numbers lie
+//! Reading a poolbench result: the findings that make its numbers lie
 //! (one file each under `findings/`), the recommendation, SLO breaches,
 //! the USL fits, ramp summaries, and the merge of several processes'
 //! results. Pure functions of the result: no runtime, no I/O; tested on

@@ -11,7 +11,7 @@ const RECOMMEND_MAX_ERRORS: f64 = 0.01;
 /// The smallest connection cap whose throughput is within 5% of the peak
 /// and whose p99 is within 20% of the best, at the highest concurrency,
 /// among cells that failed at most 1% of requests and never stalled. None
-/// when every such cell is at the closed-loop ceiling (`pitfalls` must be
+/// when every such cell is at the closed-loop ceiling (`findings` must be
 /// in `result`): no strategy was the limit, so the run cannot rank them.
 /// Otherwise, why not. With an SLO, the highest concurrency where some
 /// cell meets it, and only such cells.
@@ -97,7 +97,7 @@ fn refusal(c: &CellResult) -> Option<String> {
     }
 }
 
-/// When the run's `pool-bound` pitfall names `c` and its pool is the
+/// When the run's `pool-bound` finding names `c` and its pool is the
 /// largest of its kind the run tried, why `c` is no answer: a larger pool,
 /// never tried, would have served more.
 fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
@@ -123,7 +123,7 @@ fn bound_at_largest_pool(result: &RunResult, c: &CellResult) -> Option<String> {
     })
 }
 
-/// The run's `closed-loop-ceiling` pitfall names this cell.
+/// The run's `closed-loop-ceiling` finding names this cell.
 fn at_ceiling(result: &RunResult, c: &CellResult) -> bool {
     let l = c.label();
     result

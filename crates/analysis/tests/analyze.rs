@@ -52,7 +52,7 @@ fn analyze_replaces_what_the_result_held() {
 }
 
 #[test]
-fn the_pitfalls_are_ordered_by_id() {
+fn the_findings_are_ordered_by_id() {
     let mut r = run(busy_grid());
     analyze(&mut r);
     let ids: Vec<&str> = r.findings.iter().map(|p| p.id.as_str()).collect();

@@ -1,6 +1,6 @@
 //! Findings about failures: errors, stalls, outages, reconnects, nested
 //! checkouts in the client's pool and in the service's database pool.
-use crate::support::{cell, evidence, pitfall, quiet, run};
+use crate::support::{cell, evidence, finding, quiet, run};
 use poolbench_analysis::{outages, Outage};
 use poolbench_model::DbPoolCounters;
 
@@ -11,13 +11,13 @@ fn errors_by_kind() {
         .errors("timeout", 20)
         .errors("refused", 10)
         .build();
-    let p = pitfall(&run(vec![c]), "errors").expect("30 of 1000 failed");
+    let p = finding(&run(vec![c]), "errors").expect("30 of 1000 failed");
     assert_eq!(p.cells, ["pool:4 c=4"]);
     assert_eq!(
         p.evidence,
         ["pool:4 c=4: 3.00% errors (refused 10, timeout 20)"]
     );
-    assert!(pitfall(&run(vec![quiet("pool:4", 4, 970.0)]), "errors").is_none());
+    assert!(finding(&run(vec![quiet("pool:4", 4, 970.0)]), "errors").is_none());
     // One is enough.
     let one = cell("pool:4", 4)
         .throughput(999.0)
@@ -40,7 +40,7 @@ fn a_stall_is_reported_with_its_timeouts() {
         evidence(&run(vec![c]), "stall"),
         ["pool:4 c=4: nothing succeeded for 2.0 s from 1.5 s into the measurement; 4 timeouts"]
     );
-    assert!(pitfall(&run(vec![quiet("pool:4", 4, 500.0)]), "stall").is_none());
+    assert!(finding(&run(vec![quiet("pool:4", 4, 500.0)]), "stall").is_none());
 }
 
 /// 100 ms buckets, two of warm-up: 10 ok each, then `down` buckets of 5
@@ -82,7 +82,7 @@ fn an_outage_is_three_buckets_of_failures_only() {
     );
     // Two buckets are a blip.
     assert!(outages(&refused_for(2, "refused")).is_empty());
-    assert!(pitfall(&run(vec![refused_for(2, "refused")]), "outage").is_none());
+    assert!(finding(&run(vec![refused_for(2, "refused")]), "outage").is_none());
 }
 
 #[test]
@@ -140,14 +140,14 @@ fn reconnects_say_who_closed() {
         ["pool:4 c=4: 9 connections reopened while measuring; closed: 2 by the client after its own request timeouts, 4 by the server (end of stream or reset), 3 by the pool's idle timeout"]
     );
     let quiet_pool = quiet("pool:4", 4, 400.0);
-    assert!(pitfall(&run(vec![quiet_pool]), "reconnects").is_none());
+    assert!(finding(&run(vec![quiet_pool]), "reconnects").is_none());
     // Strategies that open a connection per request reopen by design.
     for strategy in ["per-request", "take-or-create:4"] {
         let c = cell(strategy, 4)
             .throughput(400.0)
             .with(|c| c.reopened = 300)
             .build();
-        assert!(pitfall(&run(vec![c]), "reconnects").is_none(), "{strategy}");
+        assert!(finding(&run(vec![c]), "reconnects").is_none(), "{strategy}");
     }
     let unexplained = cell("round-robin:2", 4)
         .throughput(400.0)
@@ -177,7 +177,7 @@ fn nested_checkout_in_the_clients_pool() {
         evidence(&run(vec![refused]), "nested-checkout"),
         ["pool:4 c=4: 0 nested waits, 3 refused (--fail-on-nested); deadlock-free needs a pool of at least c×(2−1)+1 = 5"]
     );
-    assert!(pitfall(&run(vec![quiet("pool:4", 4, 100.0)]), "nested-checkout").is_none());
+    assert!(finding(&run(vec![quiet("pool:4", 4, 100.0)]), "nested-checkout").is_none());
 }
 
 fn db(size: u64, nested_waits: u64, timeouts: u64) -> DbPoolCounters {
@@ -209,13 +209,13 @@ fn starvation_in_the_services_database_pool() {
         ["pool:8 c=8: database pool 4+0 = 4 connections, 4 concurrent requests each holding 2: 12 nested waits, 0 checkout timeouts, peak 4 in use; deadlock-free needs T×(C−1)+1 = 4×(2−1)+1 = 5 (the pool is 1 short)"]
     );
     // Nested waits in a pool big enough are harmless.
-    assert!(pitfall(&service(db(5, 12, 0)), "nested-checkout-starvation").is_none());
+    assert!(finding(&service(db(5, 12, 0)), "nested-checkout-starvation").is_none());
     // Overflow counts towards the cap.
     let overflow = DbPoolCounters {
         overflow: 1,
         ..db(4, 12, 0)
     };
-    assert!(pitfall(&service(overflow), "nested-checkout-starvation").is_none());
+    assert!(finding(&service(overflow), "nested-checkout-starvation").is_none());
     // Timeouts are starvation whatever the size.
     assert_eq!(
         evidence(&service(db(5, 0, 2)), "nested-checkout-starvation"),
@@ -226,7 +226,7 @@ fn starvation_in_the_services_database_pool() {
         per_request: 1,
         ..db(2, 12, 3)
     };
-    assert!(pitfall(&service(single), "nested-checkout-starvation").is_none());
+    assert!(finding(&service(single), "nested-checkout-starvation").is_none());
     // Without the server's peak, the workers are the requests: 8×1+1 = 9.
     let no_peak = DbPoolCounters {
         peak_requests: 0,

@@ -1,6 +1,6 @@
 //! Findings about the generator and its machine: CPU saturation, a busy
 //! machine, hiccups; and the batching server the pipelining probe found.
-use crate::support::{cell, evidence, ids, pitfall, run};
+use crate::support::{cell, evidence, finding, ids, run};
 use poolbench_model::{PipelineProbe, RunResult, ShardPart};
 
 fn cpu(own: f64, machine: f64) -> RunResult {
@@ -79,14 +79,14 @@ fn hiccups_above_a_millisecond_and_a_tenth_of_the_p99() {
         evidence(&r(20.0, 2.5), "generator-hiccups"),
         ["pool:4 c=4: hiccup p99.9 2.5 ms and max 2.5 ms (a 1 ms sleep woke that late) against a measured p99 of 20.0 ms"]
     );
-    assert!(pitfall(&r(20.0, 1.9), "generator-hiccups").is_none());
+    assert!(finding(&r(20.0, 1.9), "generator-hiccups").is_none());
     // p99 5 ms: the floor, 1 ms, is the bound.
-    assert!(pitfall(&r(5.0, 1.1), "generator-hiccups").is_some());
-    assert!(pitfall(&r(5.0, 0.9), "generator-hiccups").is_none());
+    assert!(finding(&r(5.0, 1.1), "generator-hiccups").is_some());
+    assert!(finding(&r(5.0, 0.9), "generator-hiccups").is_none());
     // No meter readings: nothing.
     let mut none = r(5.0, 3.0);
     none.cells[0].generator_hiccups_us.count = 0;
-    assert!(pitfall(&none, "generator-hiccups").is_none());
+    assert!(finding(&none, "generator-hiccups").is_none());
 }
 
 fn probe(reads: u64, batched: u64, responses: u64) -> RunResult {
@@ -105,20 +105,20 @@ fn probe(reads: u64, batched: u64, responses: u64) -> RunResult {
 #[test]
 fn batching_server_from_the_pipeline_probe() {
     // 160 responses in 20 reads, each carrying several.
-    let p = pitfall(&probe(20, 20, 160), "batching-server").expect("8 responses per read");
+    let p = finding(&probe(20, 20, 160), "batching-server").expect("8 responses per read");
     assert!(p.cells.is_empty());
     assert_eq!(
         p.evidence,
         ["16 pipelined requests per round: 8.0 responses per read on average, 20 of 20 reads carried several"]
     );
     // One response per read: an honest server.
-    assert!(pitfall(&probe(160, 0, 160), "batching-server").is_none());
+    assert!(finding(&probe(160, 0, 160), "batching-server").is_none());
     // 1.5 per read and half the reads batched is the bound.
-    assert!(pitfall(&probe(20, 10, 30), "batching-server").is_some());
-    assert!(pitfall(&probe(20, 9, 30), "batching-server").is_none());
-    assert!(pitfall(&probe(20, 20, 29), "batching-server").is_none());
+    assert!(finding(&probe(20, 10, 30), "batching-server").is_some());
+    assert!(finding(&probe(20, 9, 30), "batching-server").is_none());
+    assert!(finding(&probe(20, 20, 29), "batching-server").is_none());
     // No probe, no finding.
     let mut none = probe(20, 20, 160);
     none.pipeline = None;
-    assert!(pitfall(&none, "batching-server").is_none());
+    assert!(finding(&none, "batching-server").is_none());
 }

@@ -1,6 +1,6 @@
 //! `idle-reuse-race`: connections the server closed while idle in the
 //! pool, met by requests or found at checkout.
-use crate::support::{cell, evidence, pitfall, run};
+use crate::support::{cell, evidence, finding, run};
 use poolbench_model::{IdleClosed, IdleReuse, RunResult};
 
 fn closed(count: u64, min_s: f64, max_s: f64) -> IdleClosed {
@@ -43,7 +43,7 @@ fn idle_reuse_race_names_the_servers_idle_close_and_the_setting() {
 #[test]
 fn no_idle_reuse_race_for_connections_closed_after_a_moment_or_never() {
     // Closed right after use (the last answer said so): not idling.
-    assert!(pitfall(
+    assert!(finding(
         &with(closed(5, 0.001, 0.01), IdleReuse::default()),
         "idle-reuse-race"
     )
@@ -52,6 +52,6 @@ fn no_idle_reuse_race_for_connections_closed_after_a_moment_or_never() {
         alive_idle_max_us: 10_000_000,
         ..IdleReuse::default()
     };
-    assert!(pitfall(&with(IdleClosed::default(), alive), "idle-reuse-race").is_none());
-    assert!(pitfall(&run(vec![cell("pool:4", 4).build()]), "idle-reuse-race").is_none());
+    assert!(finding(&with(IdleClosed::default(), alive), "idle-reuse-race").is_none());
+    assert!(finding(&run(vec![cell("pool:4", 4).build()]), "idle-reuse-race").is_none());
 }

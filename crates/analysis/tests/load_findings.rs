@@ -1,6 +1,6 @@
 //! Findings about the load's shape: the closed-loop ceiling, queueing in
 //! the pool, the knee, unequal caps, load not achieved, few samples.
-use crate::support::{cell, evidence, ids, open_run, pitfall, quiet, run};
+use crate::support::{cell, evidence, finding, ids, open_run, quiet, run};
 use poolbench_model::{Arrival, LoadModel, RampSummary, RunResult};
 
 #[test]
@@ -12,7 +12,7 @@ fn closed_loop_ceiling_from_the_server_counters() {
             .service_ms(10.0)
             .build()])
     };
-    let p = pitfall(&at(950.0), "closed-loop-ceiling").expect("950 of 1000 is at the ceiling");
+    let p = finding(&at(950.0), "closed-loop-ceiling").expect("950 of 1000 is at the ceiling");
     assert_eq!(p.cells, ["pool:10 c=10"]);
     assert_eq!(
         p.evidence,
@@ -55,8 +55,8 @@ fn no_closed_loop_ceiling_in_an_open_loop() {
         .throughput(990.0)
         .service_ms(10.0)
         .build();
-    assert!(pitfall(&run(vec![c.clone()]), "closed-loop-ceiling").is_some());
-    assert!(pitfall(&open_run(1000.0, vec![c]), "closed-loop-ceiling").is_none());
+    assert!(finding(&run(vec![c.clone()]), "closed-loop-ceiling").is_some());
+    assert!(finding(&open_run(1000.0, vec![c]), "closed-loop-ceiling").is_none());
 }
 
 #[test]
@@ -72,12 +72,12 @@ fn pool_queueing_needs_more_workers_than_connections_and_a_wait() {
         evidence(&r(8, 1.0), "pool-queueing"),
         ["pool:4 c=8: 8 concurrent on 4 connections, 10% of latency waiting for one (1.0 ms of 10.0 ms)"]
     );
-    assert!(pitfall(&r(8, 0.6), "pool-queueing").is_some(), "6% counts");
+    assert!(finding(&r(8, 0.6), "pool-queueing").is_some(), "6% counts");
     assert!(
-        pitfall(&r(8, 0.4), "pool-queueing").is_none(),
+        finding(&r(8, 0.4), "pool-queueing").is_none(),
         "4% is noise"
     );
-    assert!(pitfall(&r(4, 1.0), "pool-queueing").is_none(), "c=4 on 4");
+    assert!(finding(&r(4, 1.0), "pool-queueing").is_none(), "c=4 on 4");
     // One connection: the singular.
     let shared = run(vec![cell("shared", 2)
         .throughput(200.0)
@@ -109,13 +109,13 @@ fn streams_capped_names_the_servers_limit_and_the_connections_that_remove_the_wa
         ["round-robin:2 c=100: the server allows 10 streams per connection: 100 in flight on 2 connections run 20 at once; 80% of requests waited for a stream, 40% of latency (8.0 ms of 20.0 ms); 10 connections (⌈100 ÷ 10⌉) remove the wait"]
     );
     // Said once: not again as pool queueing.
-    assert!(pitfall(&r("round-robin:2", 10, 8.0), "pool-queueing").is_none());
+    assert!(finding(&r("round-robin:2", 10, 8.0), "pool-queueing").is_none());
     // Enough streams (2 × 64 ≥ 100), no limit (0), or no wait: silent.
-    assert!(pitfall(&r("round-robin:2", 64, 8.0), "streams-capped").is_none());
-    assert!(pitfall(&r("round-robin:2", 0, 8.0), "streams-capped").is_none());
-    assert!(pitfall(&r("round-robin:2", 10, 0.2), "streams-capped").is_none());
+    assert!(finding(&r("round-robin:2", 64, 8.0), "streams-capped").is_none());
+    assert!(finding(&r("round-robin:2", 0, 8.0), "streams-capped").is_none());
+    assert!(finding(&r("round-robin:2", 10, 0.2), "streams-capped").is_none());
     // An exclusive pool waits for a connection, not a stream.
-    assert!(pitfall(&r("pool:2", 10, 8.0), "streams-capped").is_none());
+    assert!(finding(&r("pool:2", 10, 8.0), "streams-capped").is_none());
 }
 
 #[test]
@@ -136,7 +136,7 @@ fn pool_queueing_in_an_open_loop_reads_the_achieved_concurrency() {
         evidence(&r(6.0), "pool-queueing"),
         ["pool:4 c=100: 6 concurrent on 4 connections, 20% of latency waiting for one (2.0 ms of 10.0 ms)"]
     );
-    assert!(pitfall(&r(3.9), "pool-queueing").is_none());
+    assert!(finding(&r(3.9), "pool-queueing").is_none());
 }
 
 /// pool:16 at c=1, 2, 4, 8: throughput doubles to c=4, then grows by
@@ -157,22 +157,22 @@ fn knee_grid(last_gain: f64, wait_at_8: f64) -> RunResult {
 
 #[test]
 fn the_knee_is_where_throughput_stops_growing_and_latency_grows() {
-    let p = pitfall(&knee_grid(0.025, 0.0), "target-saturated").expect("a knee at c=4");
+    let p = finding(&knee_grid(0.025, 0.0), "target-saturated").expect("a knee at c=4");
     assert_eq!(p.cells, ["pool:16 c=4"]);
     assert_eq!(
         p.evidence,
         ["pool:16: throughput stops growing at c=4 (400 req/s, plateau 410); from there to c=8 mean latency 10.0 ms → 19.5 ms"]
     );
     // 5.25% more is still growing.
-    assert!(pitfall(&knee_grid(0.0525, 0.0), "target-saturated").is_none());
+    assert!(finding(&knee_grid(0.0525, 0.0), "target-saturated").is_none());
 }
 
 #[test]
 fn no_knee_where_the_latency_is_the_client_pool_queue() {
     // At c=8 the latency is 19.5 ms; 10% of it waiting queues in the
     // client, 9.7% does not.
-    assert!(pitfall(&knee_grid(0.025, 1.9), "target-saturated").is_some());
-    assert!(pitfall(&knee_grid(0.025, 1.96), "target-saturated").is_none());
+    assert!(finding(&knee_grid(0.025, 1.9), "target-saturated").is_some());
+    assert!(finding(&knee_grid(0.025, 1.96), "target-saturated").is_none());
 }
 
 #[test]
@@ -192,7 +192,7 @@ fn unequal_caps_compare_caps_not_strategies() {
         quiet("pool:4", 16, 1000.0),
         quiet("round-robin:8", 16, 1000.0),
     ]);
-    let p = pitfall(&r, "unequal-caps").expect("4 against 8 connections");
+    let p = finding(&r, "unequal-caps").expect("4 against 8 connections");
     assert_eq!(
         p.evidence,
         ["c=16: connections usable pool:4 4, round-robin:8 8"]
@@ -204,18 +204,18 @@ fn unequal_caps_compare_caps_not_strategies() {
         quiet("pool:8", 16, 1000.0),
         quiet("round-robin:8", 16, 1000.0),
     ]);
-    assert!(pitfall(&equal, "unequal-caps").is_none());
+    assert!(finding(&equal, "unequal-caps").is_none());
     let sweep = run(vec![
         quiet("pool:4", 16, 1000.0),
         quiet("pool:8", 16, 1000.0),
     ]);
-    assert!(pitfall(&sweep, "unequal-caps").is_none());
+    assert!(finding(&sweep, "unequal-caps").is_none());
     // Caps above the workers are not usable: at c=4, 8 and 16 are both 4.
     let above = run(vec![
         quiet("pool:8", 4, 1000.0),
         quiet("round-robin:16", 4, 1000.0),
     ]);
-    assert!(pitfall(&above, "unequal-caps").is_none());
+    assert!(finding(&above, "unequal-caps").is_none());
     // A strategy without a cap opens one per worker.
     let uncapped = run(vec![
         quiet("pool:4", 8, 800.0),
@@ -239,19 +239,19 @@ fn not_achieved_connections_not_all_opened() {
         evidence(&r(3), "not-achieved"),
         ["pool:4 c=8: 4 connections asked for, at most 3 open"]
     );
-    assert!(pitfall(&r(4), "not-achieved").is_none());
+    assert!(finding(&r(4), "not-achieved").is_none());
     // Fewer workers than the cap: the pool need not fill.
     let small = run(vec![cell("pool:4", 2)
         .throughput(200.0)
         .peak_open(2)
         .build()]);
-    assert!(pitfall(&small, "not-achieved").is_none());
+    assert!(finding(&small, "not-achieved").is_none());
     // Take-or-create opens what it needs: no cap to fill.
     let toc = run(vec![cell("take-or-create:4", 8)
         .throughput(800.0)
         .peak_open(3)
         .build()]);
-    assert!(pitfall(&toc, "not-achieved").is_none());
+    assert!(finding(&toc, "not-achieved").is_none());
 }
 
 #[test]
@@ -266,7 +266,7 @@ fn not_achieved_the_server_saw_fewer_connections() {
         evidence(&r(3), "not-achieved"),
         ["pool:4 c=4: client had 4 connections open, the server saw at most 3"]
     );
-    assert!(pitfall(&r(4), "not-achieved").is_none());
+    assert!(finding(&r(4), "not-achieved").is_none());
 }
 
 #[test]
@@ -285,7 +285,7 @@ fn not_achieved_a_rate_not_kept() {
         evidence(&r(940.0), "not-achieved"),
         ["pool:16 c=100: 1000 req/s asked for, 940.0 achieved (12 late, 3 dropped)"]
     );
-    assert!(pitfall(&r(960.0), "not-achieved").is_none());
+    assert!(finding(&r(960.0), "not-achieved").is_none());
 }
 
 #[test]
@@ -300,7 +300,7 @@ fn not_achieved_littles_law_below_the_workers() {
         evidence(&r(3.5), "not-achieved"),
         ["pool:4 c=4: Little's law gives 3.5 concurrent (throughput × mean latency) against c=4"]
     );
-    assert!(pitfall(&r(3.7), "not-achieved").is_none());
+    assert!(finding(&r(3.7), "not-achieved").is_none());
     // An open loop's concurrency is a cap, not a target.
     let open = open_run(
         400.0,
@@ -309,19 +309,19 @@ fn not_achieved_littles_law_below_the_workers() {
             .achieved_concurrency(1.0)
             .build()],
     );
-    assert!(pitfall(&open, "not-achieved").is_none());
+    assert!(finding(&open, "not-achieved").is_none());
 }
 
 #[test]
 fn not_achieved_skips_ramped_cells() {
     let mut c = cell("pool:4", 8).throughput(800.0).peak_open(2).build();
-    assert!(pitfall(&run(vec![c.clone()]), "not-achieved").is_some());
+    assert!(finding(&run(vec![c.clone()]), "not-achieved").is_some());
     c.ramp = Some(RampSummary {
         seconds: Vec::new(),
         saturated_at: None,
         slo_p99_crossed_at: None,
     });
-    assert!(pitfall(&run(vec![c]), "not-achieved").is_none());
+    assert!(finding(&run(vec![c]), "not-achieved").is_none());
 }
 
 #[test]
@@ -329,7 +329,7 @@ fn few_samples_below_three_or_with_no_deviation() {
     let r = |n: usize| run(vec![cell("pool:4", 4).throughput(400.0).samples(n).build()]);
     assert_eq!(evidence(&r(2), "few-samples"), ["pool:4 c=4: 2 sample(s)"]);
     assert_eq!(evidence(&r(1), "few-samples"), ["pool:4 c=4: 1 sample(s)"]);
-    assert!(pitfall(&r(3), "few-samples").is_none());
+    assert!(finding(&r(3), "few-samples").is_none());
     // Three samples all alike: ±0.00% means nothing either.
     let mut same = quiet("pool:4", 4, 400.0);
     same.throughput_ci95 = Some(0.0);

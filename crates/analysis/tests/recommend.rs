@@ -170,8 +170,8 @@ fn no_recommendation_when_every_cell_is_at_the_ceiling() {
 }
 
 #[test]
-fn recommend_reads_the_ceiling_from_the_pitfalls() {
-    // recommend() alone, before any pitfall is found: nothing at the
+fn recommend_reads_the_ceiling_from_the_findings() {
+    // recommend() alone, before any finding is found: nothing at the
     // ceiling yet, so it ranks; after analyze it refuses.
     let cell = cell("pool:4", 4).throughput(1000.0).service_ms(4.0).build();
     let mut r = run(vec![cell]);

@@ -109,7 +109,7 @@ impl Measure for Sim {
         };
         let start = self.clock.now();
         if ask.requests.is_some() {
-            return Ok(self.probe(ask));
+            return Ok(self.ping(ask));
         }
         let s = &self.service;
         if s.freeze_above.is_some_and(|f| at_server > f) && start >= self.frozen_until {
@@ -142,7 +142,7 @@ impl Measure for Sim {
 impl Sim {
     /// One request, waited for up to the ask's window: answered once the
     /// service is no longer frozen.
-    fn probe(&mut self, ask: &Ask) -> Ran {
+    fn ping(&mut self, ask: &Ask) -> Ran {
         let start = self.clock.now();
         let service = Duration::from_secs_f64(self.service.service_ms / 1000.0);
         let answered = self.frozen_until.max(start) + service;
@@ -359,7 +359,7 @@ fn a_service_that_freezes_for_30_s_is_waited_out_and_capped_below_its_cliff() {
         r.elapsed_s,
         trail(&r)
     );
-    // A freeze that left the first probe unanswered for seconds counts at
+    // A freeze that left the first ping unanswered for seconds counts at
     // once: the service is not frozen a second time to confirm it.
     assert_eq!(at_level(&r, cliff), 1, "{}", trail(&r));
     // Zero answers is a failure, stalled for its whole window.
@@ -403,7 +403,7 @@ fn a_service_that_never_recovers_stops_the_search_and_nothing_is_recommended() {
     );
     assert!(r.recommendation.is_none());
     assert!(r.reason.as_deref().unwrap().contains("had not recovered"));
-    // Nothing but recovery probes after the freeze.
+    // Nothing but recovery pings after the freeze.
     let first_freeze = r.points.iter().position(|p| p.requests == 0).unwrap();
     assert!(r.points[first_freeze + 1..]
         .iter()
@@ -420,17 +420,17 @@ fn a_freeze_with_requests_queued_inside_is_waited_out_until_they_drain() {
     let r = tune(service, 50, &["pool"], Duration::from_secs(90));
     assert!(r.recommendation.is_some(), "{:?}", r.reason);
     assert_waited_out(&r);
-    // 30 s, and 2 s for each of the 16 queued: the probe after the first
+    // 30 s, and 2 s for each of the 16 queued: the ping after the first
     // freeze was answered only once they had drained (62 s from the start
     // of the frozen point), and the
     // search waited for it (one request, not a stream of given-up ones).
     let freeze = r.points.iter().position(|p| p.requests == 0).unwrap();
-    let probe = &r.points[freeze + 1];
+    let ping = &r.points[freeze + 1];
     assert_eq!(
-        (probe.phase, probe.requests, probe.errors),
+        (ping.phase, ping.requests, ping.errors),
         (TunePhase::Recovery, 1, 0)
     );
-    assert!(probe.mean_us >= 60e6, "{probe:?}");
+    assert!(ping.mean_us >= 60e6, "{ping:?}");
     // That freeze counts without a second one.
     assert!(r.elapsed_s > 62.0, "{} s", r.elapsed_s);
     assert_eq!(at_level(&r, 16), 1, "{}", trail(&r));

@@ -5,21 +5,21 @@ use crate::check_args::{CheckArgs, CheckFormat};
 use crate::Failure;
 use poolbench_analysis::CheckSetup;
 use poolbench_model::{ClientCheck, Expect};
-use poolbench_server::{BoundAddrs, Stats, SAMPLE_EVERY};
+use poolbench_server::{BoundAddrs, Counters, SAMPLE_EVERY};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
 /// What a check knows besides the watch.
 pub(crate) struct Checker {
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     client: Option<String>,
     expects: Vec<Expect>,
     listeners: Vec<(String, String)>,
 }
 
 impl Checker {
-    pub(crate) fn new(stats: Arc<Stats>, a: &CheckArgs, addrs: &BoundAddrs) -> Checker {
+    pub(crate) fn new(stats: Arc<Counters>, a: &CheckArgs, addrs: &BoundAddrs) -> Checker {
         let mut listeners = vec![("http".to_string(), addrs.http.to_string())];
         listeners.extend(addrs.tls.map(|t| ("tls".to_string(), t.to_string())));
         listeners.extend(addrs.grpc.map(|g| ("grpc".to_string(), g.to_string())));

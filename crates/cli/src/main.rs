@@ -10,7 +10,7 @@ mod check_client;
 mod compare_cmd;
 mod fleet_args;
 mod fleet_run;
-mod http_probe;
+mod http_counters;
 mod idle_args;
 mod limits;
 mod metrics_args;

@@ -1,11 +1,11 @@
 use crate::args::{ArrivalArg, RunArgs};
-use crate::http_probe::HttpProbe;
+use crate::http_counters::HttpCounters;
 use crate::progress::Progress;
 use crate::Failure;
-use poolbench_engine::{EngineError, ServerProbe};
+use poolbench_engine::{CounterReader, EngineError};
 use poolbench_model::{Arrival, LoadModel, Plan, ServerCounters};
 use poolbench_pool::StrategySpec;
-use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig, Stats};
+use poolbench_server::{Counters, DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -80,8 +80,8 @@ pub(crate) fn execute(
     crate::limits::check_memory(&plan)?;
     crate::limits::check(&plan, embedded, crate::limits::raise())?;
 
-    let probe: Option<Box<dyn ServerProbe>> = match &server {
-        Some((s, _)) => Some(Box::new(StatsProbe(s.stats()))),
+    let counters: Option<Box<dyn CounterReader>> = match &server {
+        Some((s, _)) => Some(Box::new(BuiltinCounters(s.stats()))),
         // A shard shares the server with the others: its counters are
         // theirs too.
         None if plan.shard.is_some() => None,
@@ -90,8 +90,8 @@ pub(crate) fn execute(
         None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => {
             poolbench_targets::resolve(&plan.target)
                 .ok()
-                .and_then(|addr| HttpProbe::connect(addr, &plan.target.authority))
-                .map(|p| Box::new(p) as Box<dyn ServerProbe>)
+                .and_then(|addr| HttpCounters::connect(addr, &plan.target.authority))
+                .map(|p| Box::new(p) as Box<dyn CounterReader>)
         }
         None => None,
     };
@@ -101,7 +101,7 @@ pub(crate) fn execute(
         announce_schedule(&plan);
     }
     let progress = Progress::new(plan.cells().len(), a.quiet, live);
-    let outcome = poolbench_engine::run(&plan, probe.as_deref(), &progress);
+    let outcome = poolbench_engine::run(&plan, counters.as_deref(), &progress);
     progress.finish();
     let mut result = outcome.map_err(|e| match e {
         EngineError::Runtime(_) => Failure::runtime(e),
@@ -330,9 +330,9 @@ pub(crate) fn cores() -> usize {
 }
 
 /// The built-in server's counters, read in-process.
-struct StatsProbe(Arc<Stats>);
+struct BuiltinCounters(Arc<Counters>);
 
-impl ServerProbe for StatsProbe {
+impl CounterReader for BuiltinCounters {
     fn reset(&self) {
         self.0.reset();
     }

@@ -1,7 +1,7 @@
 use crate::args::ServeArgs;
 use crate::check_client::Checker;
 use crate::Failure;
-use poolbench_server::{Authors, DbConfig, Listeners, ServerConfig, Stats, AUTHORS};
+use poolbench_server::{Authors, Counters, DbConfig, Listeners, ServerConfig, AUTHORS};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -53,11 +53,11 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
         let listeners = Listeners::bind(&config).await.map_err(Failure::input)?;
         let addrs = listeners.addrs().map_err(Failure::runtime)?;
         let stats = Arc::new(match checking {
-            true => Stats::watching(
+            true => Counters::watching(
                 Some(config.keepalive_timeout).filter(|k| !k.is_zero()),
                 u64::from(config.max_concurrent_streams.unwrap_or(HYPER_STREAMS)),
             ),
-            false => Stats::new(),
+            false => Counters::new(),
         });
         let checker = checking.then(|| Arc::new(Checker::new(stats.clone(), &a.check, &addrs)));
         let render =
@@ -102,7 +102,7 @@ pub(crate) fn serve(a: ServeArgs) -> Result<(), Failure> {
 struct Served {
     listeners: Listeners,
     config: ServerConfig,
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     authors: Option<Arc<Authors>>,
 }
 

@@ -7,13 +7,13 @@ use crate::check_client::Checker;
 use poolbench_model::findings::Id;
 use poolbench_model::ClientCheck;
 use poolbench_report::Exposition;
-use poolbench_server::{Authors, DbPoolStats, Stats, StatsSnapshot};
+use poolbench_server::{Authors, CounterValues, Counters, DbPoolStats};
 use std::sync::Arc;
 
 /// (name, type, help, the value) of one series.
 type Series<T> = (&'static str, &'static str, &'static str, fn(&T) -> f64);
 
-const SERVER: [Series<StatsSnapshot>; 9] = [
+const SERVER: [Series<CounterValues>; 9] = [
     (
         "poolbench_server_requests_total",
         "counter",
@@ -192,7 +192,11 @@ fn write_check(x: &mut Exposition, c: &ClientCheck) {
 }
 
 /// The exposition of the server's counters now.
-pub(crate) fn render(stats: &Stats, authors: Option<&Authors>, check: Option<&Checker>) -> String {
+pub(crate) fn render(
+    stats: &Counters,
+    authors: Option<&Authors>,
+    check: Option<&Checker>,
+) -> String {
     let mut x = Exposition::new();
     x.family(
         "poolbench_info",
@@ -212,7 +216,7 @@ pub(crate) fn render(stats: &Stats, authors: Option<&Authors>, check: Option<&Ch
 
 /// The endpoint's view of a server: what it renders when scraped.
 pub(crate) fn renderer(
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     authors: Option<Arc<Authors>>,
     check: Option<Arc<Checker>>,
 ) -> crate::metrics_listen::Render {

@@ -36,7 +36,7 @@ pub(crate) struct TuneArgs {
     pub(crate) budget: Duration,
 
     /// After a failing point (errors, a freeze), how long to wait for the
-    /// service to answer as before: one-request probes, then a level that
+    /// service to answer as before: one-request pings, then a level that
     /// was healthy re-measured. A service that has not recovered by then
     /// stops the search (no pool recommended, exit code 1). The default
     /// outlasts the 30 s checkout timeouts of SQLAlchemy and HikariCP.

@@ -110,7 +110,7 @@ fn serve_prints_its_address_first_and_answers() {
 }
 
 #[test]
-fn open_loop_json_has_both_latencies_pitfalls_and_a_recommendation() {
+fn open_loop_json_has_both_latencies_findings_and_a_recommendation() {
     let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args([
             "run", "-s", "pool:4", "--rate", "100", "-d", "1s", "--warmup", "0s",

@@ -4,7 +4,7 @@ use crate::support::{run, Recorder};
 use crate::turns::ONE_AT_A_TIME;
 use std::process::Command;
 
-fn pitfall<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+fn finding<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
     r["findings"]
         .as_array()
         .unwrap()
@@ -32,7 +32,7 @@ fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recomme
         cells.iter().all(|c| c["server"].is_null()),
         "no counters read"
     );
-    let ceiling = pitfall(&r, "closed-loop-ceiling").expect("ceiling flagged");
+    let ceiling = finding(&r, "closed-loop-ceiling").expect("ceiling flagged");
     assert_eq!(ceiling["cells"].as_array().unwrap().len(), 2, "{ceiling}");
     let evidence = ceiling["evidence"][0].as_str().unwrap();
     assert!(evidence.contains("fastest mean request time"), "{evidence}");
@@ -64,7 +64,7 @@ fn a_frozen_server_gets_no_recommendation_and_its_reconnects_are_the_clients() {
     assert!(r["recommendation"].is_null());
     let why = r["reason"].as_str().unwrap();
     assert!(why.contains("failed more than 1%"), "{why}");
-    let reconnects = pitfall(&r, "reconnects").expect("reconnects");
+    let reconnects = finding(&r, "reconnects").expect("reconnects");
     let evidence = reconnects["evidence"][0].as_str().unwrap();
     assert!(
         evidence.contains("by the client after its own request timeouts")
@@ -101,7 +101,7 @@ fn the_knee_of_a_python_service_with_four_workers() {
         "--warmup",
         "300ms",
     ]);
-    let knee = pitfall(&r, "target-saturated").expect("knee found");
+    let knee = finding(&r, "target-saturated").expect("knee found");
     let cells = knee["cells"].as_array().unwrap();
     // At c=4 or, on a machine too slow to keep four busy, the next level;
     // never before the limit.

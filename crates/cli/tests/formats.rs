@@ -262,8 +262,8 @@ fn the_text_report_leads_with_a_summary_and_folds_what_holds_everywhere() {
     assert!(head.contains("c=1 ") && head.contains("c=4 "), "{head}");
     assert!(head.contains("few-samples (every cell)"), "{head}");
     // In the details, one line stands for the six cells.
-    let pitfalls = &text[text.find("\nFindings\n").expect("findings")..];
-    let few = pitfalls
+    let findings = &text[text.find("\nFindings\n").expect("findings")..];
+    let few = findings
         .split("\n  ! ")
         .find(|p| p.starts_with("few-samples"))
         .expect("few-samples");

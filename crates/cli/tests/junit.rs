@@ -185,7 +185,7 @@ title = "clean"
 serve = { delay = "1ms" }
 target = "http://{http}/"
 run = { strategies = ["pool:2"], concurrency = [2], duration = "300ms", warmup = "0s" }
-expect = { errors = false, pitfall = ["stall"] }
+expect = { errors = false, finding = ["stall"] }
 "#,
     )
     .unwrap();

@@ -1,7 +1,7 @@
 //! A target that goes away mid-run (a PostgreSQL of the test's own,
 //! started by scripts/services.sh; a `poolbench serve` killed and started
 //! again): errors are counted, the run completes, the pool recovers, the
-//! `outage` pitfall says when, and the workers back off instead of
+//! `outage` finding says when, and the workers back off instead of
 //! spinning on refused connects. The tests take turns (`crate::turns`, in
 //! the `alone` test binary), so no other load shares the machine while
 //! throughput before and after is compared.
@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// The `outage` pitfall's evidence.
+/// The `outage` finding's evidence.
 fn outage(r: &Value) -> String {
     let p = r["findings"]
         .as_array()

@@ -15,7 +15,7 @@ fn cell<'a>(r: &'a Value, strategy: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no cell {strategy}"))
 }
 
-fn has_pitfall(r: &Value, id: &str) -> bool {
+fn has_finding(r: &Value, id: &str) -> bool {
     r["findings"]
         .as_array()
         .unwrap()
@@ -67,7 +67,7 @@ fn prepared_statements_through_a_transaction_pooler_are_named_not_recommended() 
         message.as_str().unwrap().contains("prepared statement"),
         "{message}"
     );
-    assert!(has_pitfall(&r, "transaction-pooler"), "{}", r["findings"]);
+    assert!(has_finding(&r, "transaction-pooler"), "{}", r["findings"]);
     assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
     assert!(
         r["reason"]
@@ -96,7 +96,7 @@ fn the_unnamed_statement_and_the_simple_protocol_pass_a_transaction_pooler() {
                 c["errors"]
             );
         }
-        assert!(!has_pitfall(&r, "transaction-pooler"), "{mode}");
+        assert!(!has_finding(&r, "transaction-pooler"), "{mode}");
     }
 }
 

@@ -9,7 +9,7 @@ fn cell(result: &serde_json::Value) -> &serde_json::Value {
     &result["cells"][0]
 }
 
-fn pitfall_ids(result: &serde_json::Value) -> Vec<String> {
+fn finding_ids(result: &serde_json::Value) -> Vec<String> {
     result["findings"]
         .as_array()
         .unwrap()
@@ -56,7 +56,7 @@ fn nested_checkout_starves_a_small_pool_and_a_big_one_fixes_it() {
     assert!(db_pool["timeouts"].as_u64().unwrap() > 0, "{db_pool}");
     assert!(db_pool["nested_waits"].as_u64().unwrap() > 0, "{db_pool}");
     assert!(db_pool["peak_in_use"].as_u64().unwrap() <= 5, "{db_pool}");
-    let ids = pitfall_ids(&r);
+    let ids = finding_ids(&r);
     assert!(
         ids.iter().any(|i| i == "nested-checkout-starvation"),
         "{ids:?}"
@@ -90,7 +90,7 @@ fn nested_checkout_starves_a_small_pool_and_a_big_one_fixes_it() {
     assert_eq!(c["errors"]["total"], 0, "{}", c["errors"]);
     assert!(c["ok"].as_u64().unwrap() > 100);
     assert_eq!(c["server"]["db_pool"]["timeouts"], 0);
-    assert!(!pitfall_ids(&r)
+    assert!(!finding_ids(&r)
         .iter()
         .any(|i| i == "nested-checkout-starvation"));
 }

@@ -525,7 +525,7 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
         "{why}"
     );
     // Nothing measured on a frozen service: every point after a failing
-    // one waits for a recovery probe that answered.
+    // one waits for a recovery ping that answered.
     let points = r["points"].as_array().unwrap();
     let mut owed = false;
     for p in points {

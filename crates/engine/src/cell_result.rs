@@ -5,7 +5,7 @@ use crate::record::Recorder;
 use hdrhistogram::Histogram;
 use poolbench_model::{
     encode_histogram, mean_ci95, new_histogram, CellResult, CellSpec, Connections, Errors,
-    Histograms, LatencyInterval, LoadModel, MetricsSnapshot, Plan, Sample, ServerCounters, Stall,
+    Histograms, LatencyInterval, LoadModel, Plan, PoolCounters, Sample, ServerCounters, Stall,
     Summary, TlsFacts,
 };
 use poolbench_targets::ErrorKind;
@@ -16,7 +16,7 @@ struct Combined {
     hiccups: Histogram<u64>,
     opened_by: Option<f64>,
     measured: f64,
-    metrics: Option<MetricsSnapshot>,
+    metrics: Option<PoolCounters>,
     server: Option<ServerCounters>,
     samples: Vec<Sample>,
     unfinished: u64,
@@ -168,7 +168,7 @@ fn sample_stats(samples: &[Sample]) -> (f64, Option<f64>, Option<f64>) {
 /// connection count the warm-up's and those after the window too.
 fn connections_of(
     all: &Combined,
-    metrics: &MetricsSnapshot,
+    metrics: &PoolCounters,
     idle_at_end: u64,
     completed: u64,
 ) -> Connections {

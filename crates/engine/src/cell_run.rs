@@ -14,7 +14,7 @@ use crate::thread_recorders::ThreadRecorders;
 use crate::threads::LoadThreads;
 use hdrhistogram::Histogram;
 use poolbench_model::{
-    CellSpec, LatencyInterval, LoadModel, MetricsSnapshot, Plan, Sample, Stall, Timeline, BUCKET,
+    CellSpec, LatencyInterval, LoadModel, Plan, PoolCounters, Sample, Stall, Timeline, BUCKET,
 };
 use poolbench_pool::BuildError;
 use poolbench_targets::Target;
@@ -32,7 +32,7 @@ pub(crate) struct CellOutcome {
     pub(crate) recorder: Recorder,
     pub(crate) measured: Duration,
     pub(crate) unfinished: u64,
-    pub(crate) metrics: MetricsSnapshot,
+    pub(crate) metrics: PoolCounters,
     /// Connections opened before the measured window began.
     pub(crate) opened_before_measuring: u64,
     pub(crate) idle_at_end: u64,

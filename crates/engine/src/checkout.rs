@@ -7,7 +7,7 @@
 //! hands out that client's connections, checked out here as the others.
 use crate::record::Fault;
 use poolbench_pool::StrategySpec;
-use poolbench_pool::{AcquireError, BuildError, Lease, MetricsSnapshot, PoolConfig, Strategy};
+use poolbench_pool::{AcquireError, BuildError, Lease, PoolConfig, PoolCounters, Strategy};
 use poolbench_targets::library::ClientPool;
 use poolbench_targets::{ErrorKind, RequestError, Target};
 use std::ops::{Deref, DerefMut};
@@ -139,13 +139,13 @@ impl<T: Target> Checkout<T> {
         }
     }
 
-    pub(crate) fn metrics(&self) -> MetricsSnapshot {
+    pub(crate) fn metrics(&self) -> PoolCounters {
         match self {
             Checkout::Ours(s) => s.metrics(),
             Checkout::Deadpool(_, c) | Checkout::Bb8(_, c) => c.snapshot(),
             Checkout::Client(p, _, c) => {
                 let counts = p.counts();
-                MetricsSnapshot {
+                PoolCounters {
                     opened: counts.opened,
                     open: counts.open,
                     connect_errors: counts.connect_errors,
@@ -299,8 +299,8 @@ pub(crate) struct Counters {
 }
 
 impl Counters {
-    fn snapshot(&self) -> MetricsSnapshot {
-        MetricsSnapshot {
+    fn snapshot(&self) -> PoolCounters {
+        PoolCounters {
             checkouts: self.checkouts.load(Relaxed),
             timeouts: self.timeouts.load(Relaxed),
             connect_errors: self.connect_errors.load(Relaxed),
@@ -310,7 +310,7 @@ impl Counters {
             closed_abandoned: self.closed_abandoned.load(Relaxed),
             open: self.open.load(Relaxed),
             peak_open: self.peak_open.load(Relaxed),
-            ..MetricsSnapshot::default()
+            ..PoolCounters::default()
         }
     }
 }

@@ -7,8 +7,8 @@
 use crate::record::Recorder;
 use crate::thread_recorders::ThreadRecorders;
 use hdrhistogram::Histogram;
-use poolbench_model::{new_histogram, CellSpec, LiveCell, LiveHistogram, LiveSnapshot};
-use poolbench_pool::MetricsSnapshot;
+use poolbench_model::{new_histogram, CellSpec, LiveCell, LiveCounters, LiveHistogram};
+use poolbench_pool::PoolCounters;
 use poolbench_targets::ErrorKind;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -41,7 +41,7 @@ pub(crate) struct RunView {
     pub(crate) hiccups: Arc<Mutex<Histogram<u64>>>,
     pub(crate) in_flight: Arc<AtomicU64>,
     /// The strategy's counters now.
-    pub(crate) pool: Box<dyn Fn() -> MetricsSnapshot + Send + Sync>,
+    pub(crate) pool: Box<dyn Fn() -> PoolCounters + Send + Sync>,
 }
 
 /// Counts and histograms that add up over runs.
@@ -115,7 +115,7 @@ impl Live {
     }
 
     /// Every cell so far, the running one as it stands now.
-    pub fn snapshot(&self) -> LiveSnapshot {
+    pub fn snapshot(&self) -> LiveCounters {
         let state = self.lock();
         let mut cells: Vec<LiveCell> = state.cells.iter().map(|e| e.digest.clone()).collect();
         if let (Some(i), Some(run)) = (state.active, &state.run) {
@@ -133,7 +133,7 @@ impl Live {
                 ..totals.digest(&entry.digest)
             };
         }
-        LiveSnapshot { cells }
+        LiveCounters { cells }
     }
 
     /// `cell` starts (or starts again: its totals go on).
@@ -173,7 +173,7 @@ impl Live {
         &self,
         recorder: &Recorder,
         hiccups: &Histogram<u64>,
-        pool: &MetricsSnapshot,
+        pool: &PoolCounters,
     ) {
         let mut state = self.lock();
         state.run = None;

@@ -1,8 +1,8 @@
 //! The grid: every cell in turn on the engine's own runtime.
 use crate::cell_result::cell_result;
 use crate::cell_run::{run_cell, CellOutcome};
+use crate::counter_reader::CounterReader;
 use crate::live::Live;
-use crate::probe::ServerProbe;
 use crate::threads::LoadThreads;
 use poolbench_model::{
     plan_hash, CellResult, CellSpec, LoadModel, Machine, PipelineProbe, Plan, PlanError, RunResult,
@@ -51,7 +51,7 @@ const PREFLIGHT: Duration = Duration::from_millis(1500);
 /// Run every cell of `plan` and return what was measured.
 pub fn run(
     plan: &Plan,
-    probe: Option<&dyn ServerProbe>,
+    counters: Option<&dyn CounterReader>,
     events: &dyn Events,
 ) -> Result<RunResult, EngineError> {
     let whole = plan;
@@ -91,7 +91,7 @@ pub fn run(
                 break;
             }
             let slot = slot_at(i * plan.reps + rep);
-            let run = ready.run_once(*cell, plan, probe, slot, live);
+            let run = ready.run_once(*cell, plan, counters, slot, live);
             if let (Err(_), Some(live)) = (&run, live) {
                 live.run_abandoned();
                 live.cell_finished();
@@ -225,11 +225,11 @@ impl Ready {
         &self,
         cell: CellSpec,
         plan: &Plan,
-        probe: Option<&dyn ServerProbe>,
+        counters: Option<&dyn CounterReader>,
         slot: Option<SystemTime>,
         live: Option<&Live>,
     ) -> Result<(CellOutcome, Option<ServerCounters>), EngineError> {
-        if let Some(p) = probe {
+        if let Some(p) = counters {
             settle(p);
             p.reset();
         }
@@ -249,7 +249,7 @@ impl Ready {
             (Some(after), Some(before)) => Some(after.since(&before)),
             _ => None,
         };
-        let server = probe.map(|p| {
+        let server = counters.map(|p| {
             settle(p);
             p.read()
         });
@@ -266,9 +266,9 @@ fn signal_name(signal: i32) -> String {
 }
 
 /// Wait (briefly) until the server has seen the last cell's connections close.
-fn settle(probe: &dyn ServerProbe) {
+fn settle(counters: &dyn CounterReader) {
     let deadline = Instant::now() + Duration::from_secs(2);
-    while probe.read().connections_open > 0 && Instant::now() < deadline {
+    while counters.read().connections_open > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(2));
     }
 }

@@ -46,7 +46,7 @@ fn a_stopped_generator_is_a_finding() {
     let h = &c.generator_hiccups_us;
     assert!(h.max >= 150_000.0, "hiccup max {} µs; {when}", h.max);
     assert!(h.p999 >= 100_000.0, "hiccup p99.9 {} µs; {when}", h.p999);
-    let ids = pitfall_ids(&result);
+    let ids = finding_ids(&result);
     assert!(ids.iter().any(|i| i == "generator-hiccups"), "{ids:?}");
     let p = result
         .findings

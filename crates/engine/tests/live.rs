@@ -4,7 +4,7 @@
 //! the same labels goes on from its totals.
 use crate::common::*;
 use poolbench_engine::{run, Events, Live};
-use poolbench_model::{LiveCell, LiveSnapshot, RunResult};
+use poolbench_model::{LiveCell, LiveCounters, RunResult};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,12 +17,12 @@ impl Events for Watching {
     }
 }
 
-fn find<'a>(s: &'a LiveSnapshot, strategy: &str) -> &'a LiveCell {
+fn find<'a>(s: &'a LiveCounters, strategy: &str) -> &'a LiveCell {
     s.cells.iter().find(|c| c.strategy == strategy).unwrap()
 }
 
 /// Each live cell is its result's.
-fn matches_result(s: &LiveSnapshot, result: &RunResult) {
+fn matches_result(s: &LiveCounters, result: &RunResult) {
     assert_eq!(s.cells.len(), result.cells.len());
     for c in &result.cells {
         let l = find(s, &c.strategy);

@@ -1,4 +1,4 @@
-//! The generator-saturated pitfall: alone in its test binary, so other
+//! The generator-saturated finding: alone in its test binary, so other
 //! tests running in parallel do not load the CPU it measures.
 use crate::common::*;
 use poolbench_model::{Plan, RunResult};

@@ -3,6 +3,7 @@
 mod common;
 mod connections;
 mod errors;
+mod findings;
 mod first_byte;
 mod grpc;
 mod hiccups;
@@ -10,7 +11,6 @@ mod littles_law;
 mod live;
 mod load_models;
 mod open_loop_truth;
-mod pitfalls;
 mod result_json;
 mod saturation;
 mod tls_h2;

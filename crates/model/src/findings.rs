@@ -1,4 +1,4 @@
-//! What the analysis of a run found, as results carry it: the pitfalls
+//! What the analysis of a run found, as results carry it: the findings
 //! with their evidence, the recommendation, the scalability fits.
 use serde::{Deserialize, Serialize};
 

@@ -54,13 +54,13 @@ pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use idle_reuse::IdleReuse;
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;
-pub use live::{LiveCell, LiveHistogram, LiveSnapshot, LIVE_BOUNDS_NS, LIVE_QUANTILES};
+pub use live::{LiveCell, LiveCounters, LiveHistogram, LIVE_BOUNDS_NS, LIVE_QUANTILES};
 pub use load::{Arrival, LoadModel};
 pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan};
 pub use poolbench_pool_types::{
-    IdleClosed, MetricsSnapshot, PoolConfig, SpecError, StrategySpec, WaitStats,
+    IdleClosed, PoolConfig, PoolCounters, SpecError, StrategySpec, WaitStats,
 };
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{

@@ -1,6 +1,6 @@
 //! What a run shows while it runs: per cell, the counts so far and the
 //! histograms reduced to fixed buckets and a few quantiles (a
-//! [`LiveSnapshot`], for `--metrics-listen`). The engine fills it on
+//! [`LiveCounters`], for `--metrics-listen`). The engine fills it on
 //! demand; a renderer turns it into text. Counts only grow within a cell.
 use hdrhistogram::Histogram;
 
@@ -114,7 +114,7 @@ pub struct LiveCell {
 
 /// Every cell seen so far, in the order they started.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct LiveSnapshot {
+pub struct LiveCounters {
     pub cells: Vec<LiveCell>,
 }
 

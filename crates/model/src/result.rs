@@ -15,7 +15,7 @@ use crate::shard::ShardStamp;
 use crate::timeline::{Stall, Timeline};
 use crate::tls_facts::TlsFacts;
 use hdrhistogram::Histogram;
-use poolbench_pool_types::MetricsSnapshot;
+use poolbench_pool_types::PoolCounters;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -171,7 +171,7 @@ pub struct CellResult {
     pub body_bytes: u64,
     pub connections: Connections,
     /// The strategy's own counters over the whole cell.
-    pub pool: MetricsSnapshot,
+    pub pool: PoolCounters,
     /// The server's counters over the whole cell, where readable.
     pub server: Option<ServerCounters>,
     /// TLS targets: the client's handshakes over the cell (full and

@@ -45,7 +45,7 @@ pub struct TuneResult {
     /// and its confirmation decide on these).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub comparisons: Vec<TuneComparison>,
-    /// Pitfalls seen in the points (the same ids as `run`'s).
+    /// Findings seen in the points (the same ids as `run`'s).
     pub findings: Vec<Finding>,
     /// Bounds for an adaptive concurrency limiter (the knee to start
     /// from, the cliff as its ceiling), for those who run one.

@@ -8,5 +8,9 @@ mod pool_metrics;
 mod strategy;
 
 pub use pool_config::PoolConfig;
-pub use pool_metrics::{IdleClosed, MetricsSnapshot, WaitStats};
+pub use pool_metrics::{IdleClosed, PoolCounters, WaitStats};
 pub use strategy::{SpecError, StrategySpec};
+
+/// The pool's counters under their old name.
+#[deprecated(note = "renamed `PoolCounters`")]
+pub type MetricsSnapshot = PoolCounters;

@@ -6,7 +6,7 @@ use std::time::Duration;
 /// A copy of a strategy's counters at one moment.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct MetricsSnapshot {
+pub struct PoolCounters {
     /// Leases handed out.
     pub checkouts: u64,
     /// Leases that had to wait for a connection to come free.
@@ -99,9 +99,9 @@ impl IdleClosed {
     }
 }
 
-impl MetricsSnapshot {
+impl PoolCounters {
     /// Add another strategy's counters (peaks add up to an upper bound).
-    pub fn merge(&mut self, o: &MetricsSnapshot) {
+    pub fn merge(&mut self, o: &PoolCounters) {
         self.checkouts += o.checkouts;
         self.waited += o.waited;
         self.timeouts += o.timeouts;

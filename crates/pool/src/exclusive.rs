@@ -14,8 +14,8 @@ use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::{this_thread, Tracked};
 use crate::Connector;
 use parking_lot::{Mutex, MutexGuard};
-use poolbench_pool_types::MetricsSnapshot;
 use poolbench_pool_types::PoolConfig;
+use poolbench_pool_types::PoolCounters;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
@@ -436,7 +436,7 @@ impl<C: Connector> Exclusive<C> {
         self.lock().idle.len()
     }
 
-    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+    pub(crate) fn snapshot(&self) -> PoolCounters {
         let mut m = self.metrics.snapshot();
         let s = self.lock();
         m.checkouts += s.checkouts;

@@ -45,7 +45,7 @@ mod wait;
 
 pub use error::{AcquireError, BuildError};
 pub use lease::Lease;
-pub use poolbench_pool_types::{MetricsSnapshot, PoolConfig, SpecError, StrategySpec, WaitStats};
+pub use poolbench_pool_types::{PoolConfig, PoolCounters, SpecError, StrategySpec, WaitStats};
 pub use strategy::Strategy;
 
 /// What [`Connector::streams`] returns for a connection whose peer set no

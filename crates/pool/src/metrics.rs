@@ -1,5 +1,5 @@
 use crate::wait::WaitHistogram;
-use poolbench_pool_types::{IdleClosed, MetricsSnapshot};
+use poolbench_pool_types::{IdleClosed, PoolCounters};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Why a connection was closed.
@@ -113,9 +113,9 @@ impl Metrics {
         self.open.load(Relaxed)
     }
 
-    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+    pub(crate) fn snapshot(&self) -> PoolCounters {
         let closed = |c: CloseCause| self.closed[c as usize].load(Relaxed);
-        MetricsSnapshot {
+        PoolCounters {
             checkouts: self.checkouts.load(Relaxed),
             waited: self.waited.load(Relaxed),
             timeouts: self.timeouts.load(Relaxed),

@@ -12,7 +12,7 @@ use crate::holders::Holders;
 use crate::metrics::{CloseCause, Metrics};
 use crate::tracked::Tracked;
 use crate::Connector;
-use poolbench_pool_types::{MetricsSnapshot, PoolConfig};
+use poolbench_pool_types::{PoolConfig, PoolCounters};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -263,7 +263,7 @@ impl<C: Connector> Slots<C> {
     /// Give slot `index` `cap` streams in all. Called under the slot lock.
     /// The counters, with the streams each connection's server allows (0
     /// where it set no limit).
-    pub(crate) fn snapshot(&self) -> MetricsSnapshot {
+    pub(crate) fn snapshot(&self) -> PoolCounters {
         let mut m = self.metrics.snapshot();
         m.streams_allowed = self
             .advertised

@@ -4,8 +4,8 @@ use crate::lease::Lease;
 use crate::metrics::Metrics;
 use crate::slots::{Pick, Slots};
 use crate::Connector;
-use poolbench_pool_types::MetricsSnapshot;
 use poolbench_pool_types::PoolConfig;
+use poolbench_pool_types::PoolCounters;
 use poolbench_pool_types::StrategySpec;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -214,12 +214,12 @@ impl<C: Connector> Strategy<C> {
 
     /// The counters as they are now (for `partitioned`, summed over the
     /// partitions; peaks are then the sum of each partition's peak).
-    pub fn metrics(&self) -> MetricsSnapshot {
+    pub fn metrics(&self) -> PoolCounters {
         match &*self.inner {
             Inner::Exclusive(e) => e.snapshot(),
             Inner::Slots(s) => s.snapshot(),
             Inner::Partitioned(pools, _) => {
-                let mut total = MetricsSnapshot::default();
+                let mut total = PoolCounters::default();
                 for p in pools {
                     total.merge(&p.snapshot());
                 }

@@ -1,4 +1,4 @@
-//! The pitfalls section and the recommendation.
+//! The findings section and the recommendation.
 use poolbench_model::{CellResult, Finding, RunResult};
 use std::fmt::Write;
 
@@ -56,7 +56,7 @@ pub(crate) fn render(result: &RunResult) -> String {
     out
 }
 
-/// Lines shown under a pitfall. A concurrency level where it holds for
+/// Lines shown under a finding. A concurrency level where it holds for
 /// three cells or more is one line with an example; other lines follow,
 /// six at most.
 fn evidence(p: &Finding, result: &RunResult) -> Vec<String> {

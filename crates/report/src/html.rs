@@ -3,7 +3,7 @@
 //! Charts of throughput and p99 against concurrency per strategy, the
 //! checkout wait's share of latency, each cell's timeline (successes,
 //! errors, in flight per 100 ms) with stalls and outages marked, the
-//! latency spectrum per cell on demand, the pitfalls and the
+//! latency spectrum per cell on demand, the findings and the
 //! recommendation.
 use crate::charts::{line_chart, spectrum_chart};
 use crate::format::{esc, fmt_duration_us, fmt_rate};
@@ -20,7 +20,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; } .muted { col
 table { border-collapse: collapse; margin: .5em 0; } td, th { padding: .2em .7em; border-bottom: 1px solid var(--grid); text-align: right; }
 td:first-child, th:first-child { text-align: left; }
 .charts { display: flex; flex-wrap: wrap; gap: 1.5em; } svg.chart text { fill: var(--fg); font-size: 11px; }
-svg.chart .axis { stroke: var(--grid); } .pitfall { color: var(--warn); font-weight: 600; }
+svg.chart .axis { stroke: var(--grid); } .finding { color: var(--warn); font-weight: 600; }
 .rec { border-left: 4px solid #2da44e; padding: .3em .8em; } .norec { border-left: 4px solid var(--warn); padding: .3em .8em; }
 details { margin: .4em 0; } summary { cursor: pointer; }
 ";
@@ -104,7 +104,7 @@ fn findings_section(h: &mut String, result: &RunResult) {
     for p in &result.findings {
         let _ = write!(
             h,
-            "<details><summary><span class=\"pitfall\">{}</span>: {} <span class=\"muted\">({} line{})</span></summary><ul>",
+            "<details><summary><span class=\"finding\">{}</span>: {} <span class=\"muted\">({} line{})</span></summary><ul>",
             esc(p.id.as_str()),
             esc(&p.title),
             p.evidence.len(),

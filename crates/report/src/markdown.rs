@@ -1,7 +1,7 @@
 //! Markdown: the classic tables of pool experiments, to paste into a README
 //! or a pull request: the recommendation, per concurrency a comparison of
 //! the strategies ("1.30x slower +41.7 ms"), the pool size × concurrency
-//! grid (req/s and error %), and the pitfalls.
+//! grid (req/s and error %), and the findings.
 use crate::format::{fmt_duration_us, fmt_rate};
 use crate::table::versus;
 use poolbench_model::{CellResult, RunResult};

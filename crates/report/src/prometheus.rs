@@ -3,7 +3,7 @@
 //! `concurrency`, `pool_size`, `shard`), counters in `_total`, times in
 //! seconds, a HELP and a TYPE line per family. Pure: a snapshot in, text
 //! out.
-use poolbench_model::{LiveCell, LiveHistogram, LiveSnapshot, LIVE_BOUNDS_NS, LIVE_QUANTILES};
+use poolbench_model::{LiveCell, LiveCounters, LiveHistogram, LIVE_BOUNDS_NS, LIVE_QUANTILES};
 use std::fmt::Write;
 
 /// The content type of the text this renders.
@@ -141,7 +141,7 @@ const HISTOGRAMS: [PerHistogram; 4] = [
 
 /// The exposition of `snapshot`, after a `poolbench_info` gauge with
 /// `info`'s labels.
-pub fn render_prometheus(snapshot: &LiveSnapshot, info: &[(&str, String)]) -> String {
+pub fn render_prometheus(snapshot: &LiveCounters, info: &[(&str, String)]) -> String {
     let mut x = Exposition::new();
     x.family(
         "poolbench_info",
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn every_series_carries_the_cell_and_histograms_end_in_inf() {
         let text = render_prometheus(
-            &LiveSnapshot {
+            &LiveCounters {
                 cells: vec![cell()],
             },
             &[("version", "0.1.0".into())],

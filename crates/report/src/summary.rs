@@ -1,5 +1,5 @@
 //! What a reader needs first: the recommendation, the findings that change
-//! the decision, the best strategy per concurrency. And the pitfalls'
+//! the decision, the best strategy per concurrency. And the findings'
 //! reach, so a finding that holds for every cell is one line, not forty.
 use crate::format::fmt_rate;
 use crate::table::versus;
@@ -10,7 +10,7 @@ use std::fmt::Write;
 /// Findings shown in the summary.
 const LEADING: usize = 3;
 
-/// Pitfalls by how much they change the decision ([`Id::rank`](poolbench_model::findings::Id::rank)), the
+/// Findings by how much they change the decision ([`Id::rank`](poolbench_model::findings::Id::rank)), the
 /// details last.
 fn weight(p: &Finding) -> usize {
     p.id.rank().unwrap_or(usize::MAX)
@@ -99,7 +99,7 @@ fn best(cells: &[&CellResult]) -> String {
     }
 }
 
-/// Where a pitfall holds: "every cell (40)", "the run", or "14 of 40
+/// Where a finding holds: "every cell (40)", "the run", or "14 of 40
 /// cells (c=1: 9 of 10, c=100: 5 of 10)".
 pub(crate) fn reach(p: &Finding, result: &RunResult) -> String {
     let total = result.cells.len();
@@ -117,7 +117,7 @@ pub(crate) fn reach(p: &Finding, result: &RunResult) -> String {
     format!("{} of {total} cells ({})", p.cells.len(), levels.join(", "))
 }
 
-/// Per concurrency level: the cells the pitfall holds for, and all cells.
+/// Per concurrency level: the cells the finding holds for, and all cells.
 pub(crate) fn levels(p: &Finding, result: &RunResult) -> Vec<(usize, usize, usize)> {
     let mut at: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     for c in &result.cells {

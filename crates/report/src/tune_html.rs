@@ -64,7 +64,7 @@ pub fn render_tune_html(r: &TuneResult) -> String {
     for f in &r.findings {
         let _ = write!(
             h,
-            "<p class=\"pitfall\">{}: {}</p><ul>",
+            "<p class=\"finding\">{}: {}</p><ul>",
             esc(f.id.as_str()),
             esc(&f.title)
         );

@@ -7,15 +7,15 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 
 use crate::authors::Authors;
+use crate::counters::Counters;
 use crate::response::{Resp, TEXT_PLAIN};
-use crate::stats::Stats;
 
 /// Requests under this prefix are answered by the server itself, never counted.
 pub(crate) const ADMIN_PREFIX: &str = "/_poolbench/";
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 
 /// `GET /_poolbench/stats`, `POST /_poolbench/stats/reset`; 405 or 404 otherwise.
-pub(crate) fn admin(req: &Request<Incoming>, stats: &Stats, authors: Option<&Authors>) -> Resp {
+pub(crate) fn admin(req: &Request<Incoming>, stats: &Counters, authors: Option<&Authors>) -> Resp {
     let json = |body: Vec<u8>| {
         let mut resp = Response::new(Full::new(Bytes::from(body)));
         resp.headers_mut().insert(CONTENT_TYPE, APPLICATION_JSON);

@@ -9,8 +9,8 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use crate::config::ServerConfig;
+use crate::counters::Counters;
 use crate::serve::{serve_all, BoundAddrs, Listeners};
-use crate::stats::Stats;
 
 /// The built-in server on its own multi-thread runtime, started on a
 /// background thread. Dropping it (or [`EmbeddedServer::shutdown`]) stops the
@@ -19,7 +19,7 @@ use crate::stats::Stats;
 pub struct EmbeddedServer {
     addrs: BoundAddrs,
     certificate_pem: Option<String>,
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -33,7 +33,7 @@ impl EmbeddedServer {
         config
             .validate()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        let stats = Arc::new(Stats::new());
+        let stats = Arc::new(Counters::new());
         type Ready = io::Result<(BoundAddrs, Option<String>)>;
         let (ready_tx, ready_rx) = mpsc::sync_channel::<Ready>(1);
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
@@ -116,7 +116,7 @@ impl EmbeddedServer {
     }
 
     /// The server's live counters.
-    pub fn stats(&self) -> Arc<Stats> {
+    pub fn stats(&self) -> Arc<Counters> {
         Arc::clone(&self.stats)
     }
 

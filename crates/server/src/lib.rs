@@ -6,7 +6,7 @@
 //! answers a small `text/plain` body; knobs add a response delay, CPU work, a
 //! server-side in-flight limit, a keep-alive idle timeout, a per-connection
 //! request limit and injected 500s. `GET /_poolbench/stats` returns the
-//! [`StatsSnapshot`] as JSON and `POST /_poolbench/stats/reset` resets it;
+//! [`CounterValues`] as JSON and `POST /_poolbench/stats/reset` resets it;
 //! those requests are not counted.
 //!
 //! Use [`serve`] on your own runtime, or [`EmbeddedServer`] for a server on
@@ -18,6 +18,7 @@
 mod admin;
 mod authors;
 mod config;
+mod counters;
 mod delay;
 mod embedded;
 mod error;
@@ -26,15 +27,14 @@ mod response;
 mod serve;
 mod service;
 mod shared;
-mod stats;
 mod tls;
 mod watch;
 
 pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
 pub use config::{ServerConfig, MAX_BODY_SIZE};
+pub use counters::{CounterValues, Counters};
 pub use delay::DelaySpec;
 pub use embedded::EmbeddedServer;
 pub use error::ConfigError;
 pub use serve::{serve, serve_all, serve_service, BoundAddrs, Listeners};
-pub use stats::{Stats, StatsSnapshot};
 pub use watch::{Watch, SAMPLE_EVERY};

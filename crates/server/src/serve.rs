@@ -20,10 +20,10 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::authors::Authors;
 use crate::config::ServerConfig;
+use crate::counters::{ConnectionGuard, Counters};
 use crate::grpc::GreeterService;
 use crate::service::{ConnService, ConnState, GreeterRoute};
 use crate::shared::Shared;
-use crate::stats::{ConnectionGuard, Stats};
 use crate::tls::{self, TlsSetup};
 use crate::watch::Ending;
 
@@ -123,7 +123,7 @@ async fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
 pub async fn serve(
     listener: TcpListener,
     config: ServerConfig,
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
     serve_service(listener, config, stats, None, shutdown).await
@@ -134,7 +134,7 @@ pub async fn serve(
 pub async fn serve_service(
     listener: TcpListener,
     config: ServerConfig,
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     authors: Option<Arc<Authors>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
@@ -161,7 +161,7 @@ pub async fn serve_service(
 pub async fn serve_all(
     listeners: Listeners,
     config: ServerConfig,
-    stats: Arc<Stats>,
+    stats: Arc<Counters>,
     authors: Option<Arc<Authors>>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {

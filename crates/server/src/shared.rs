@@ -11,12 +11,12 @@ use tokio::sync::Semaphore;
 
 use crate::authors::Authors;
 use crate::config::ServerConfig;
+use crate::counters::Counters;
 use crate::delay::Sampler;
-use crate::stats::Stats;
 
 /// Everything the request path needs, prepared once per `serve` call.
 pub(crate) struct Shared {
-    pub(crate) stats: Arc<Stats>,
+    pub(crate) stats: Arc<Counters>,
     pub(crate) body: Bytes,
     pub(crate) sampler: Sampler,
     pub(crate) cpu: Duration,
@@ -34,7 +34,7 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(
         config: &ServerConfig,
-        stats: Arc<Stats>,
+        stats: Arc<Counters>,
         authors: Option<Arc<Authors>>,
     ) -> Shared {
         let body: Vec<u8> = b"Hello, World!"
@@ -69,10 +69,10 @@ impl Shared {
 }
 
 /// Global in-flight gauge, held while a request is being processed.
-pub(crate) struct Processing<'a>(&'a Stats);
+pub(crate) struct Processing<'a>(&'a Counters);
 
 impl<'a> Processing<'a> {
-    pub(crate) fn new(stats: &'a Stats) -> Self {
+    pub(crate) fn new(stats: &'a Counters) -> Self {
         stats.request_started();
         Processing(stats)
     }

@@ -1,6 +1,6 @@
 //! `serve --check-client`: what the server sees of its clients, kept per
 //! connection and sampled every few milliseconds, read as a
-//! [`ClientWatch`]. Off unless [`Stats::watching`] made the counters.
+//! [`ClientWatch`]. Off unless [`Counters::watching`] made the counters.
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -234,7 +234,7 @@ impl Watch {
     }
 
     /// What was seen so far (TLS handshakes and gRPC calls left at zero:
-    /// the server's [`Stats`](crate::Stats) count those).
+    /// the server's [`Counters`](crate::Counters) count those).
     pub fn snapshot(&self) -> ClientWatch {
         let s = self.samples.lock().expect("not poisoned");
         let e = self.ended.lock().expect("not poisoned");

@@ -27,7 +27,7 @@ async fn http1_and_h2c_share_the_port() {
             assert_eq!(reply.headers["content-type"], "text/plain");
         }
         let reply = get2(&mut c2, server.addr, "/_poolbench/stats").await;
-        let stats: poolbench_server::StatsSnapshot = serde_json::from_slice(&reply.body).unwrap();
+        let stats: poolbench_server::CounterValues = serde_json::from_slice(&reply.body).unwrap();
         assert_eq!(stats.requests, 4);
         assert_eq!(stats.connections_accepted, 2);
         server.stop().await;

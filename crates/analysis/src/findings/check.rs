@@ -1,8 +1,8 @@
-//! What a pitfall check is, and what every check reads.
+//! What a finding check is, and what every check reads.
 use poolbench_model::findings::Id;
 use poolbench_model::{CellResult, RunResult};
 
-/// One pitfall: its stable id, its meaning, and where a run shows it.
+/// One finding: its stable id, its meaning, and where a run shows it.
 pub struct Check {
     pub id: Id,
     pub title: &'static str,

@@ -1,7 +1,7 @@
-//! The pitfalls that make a run's numbers lie. Pure functions of the
+//! The findings that make a run's numbers lie. Pure functions of the
 //! result.
 //!
-//! One pitfall is one file, named as its id: the id, its title, its
+//! One finding is one file, named as its id: the id, its title, its
 //! thresholds (functions others call rather than keep numbers of their
 //! own) and a function of the run that returns its evidence ([`Check`],
 //! check.rs), listed once in [`CHECKS`]. The text report, the JSON and the
@@ -44,7 +44,7 @@ mod unequal_caps;
 pub use check::Check;
 pub use outage::{outages, Outage};
 
-/// Every pitfall poolbench checks, one per [`Id`](poolbench_model::findings::Id), in the order of the
+/// Every finding poolbench checks, one per [`Id`](poolbench_model::findings::Id), in the order of the
 /// ids' names.
 pub const CHECKS: &[Check] = &[
     batching_server::CHECK,
@@ -79,7 +79,7 @@ pub const CHECKS: &[Check] = &[
     unequal_caps::CHECK,
 ];
 
-/// Every pitfall that applies to `result`, ordered by id.
+/// Every finding that applies to `result`, ordered by id.
 pub fn find_all(result: &RunResult) -> Vec<Finding> {
     let run = Run {
         result,

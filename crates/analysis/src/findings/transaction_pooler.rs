@@ -63,7 +63,7 @@ fn example(c: &CellResult) -> Option<String> {
         .map(|(_, m)| format!(", e.g. \"{m}\""))
 }
 
-/// Whether the run's pitfalls name a transaction-pooling proxy.
+/// Whether the run's findings name a transaction-pooling proxy.
 pub(crate) fn found(result: &poolbench_model::RunResult) -> bool {
     result
         .findings

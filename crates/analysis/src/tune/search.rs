@@ -81,12 +81,12 @@ pub fn next_level(
     None
 }
 
-/// How long the first one-request probe after a failing point went
+/// How long the first one-request ping after a failing point went
 /// unanswered for the failure to count without being measured again.
 const HARD_FREEZE_US: f64 = 5e6;
 
 /// The service, after failing at `points[i]`, did not answer its first
-/// recovery probe (one request alone) within `HARD_FREEZE_US`.
+/// recovery ping (one request alone) within `HARD_FREEZE_US`.
 fn froze_hard(points: &[TunePoint], i: usize) -> bool {
     points[i + 1..]
         .iter()

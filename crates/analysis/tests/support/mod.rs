@@ -6,7 +6,7 @@
 use poolbench_analysis::find_all;
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    Arrival, CellResult, DbPoolCounters, Errors, Finding, LoadModel, MetricsSnapshot, RunResult,
+    Arrival, CellResult, DbPoolCounters, Errors, Finding, LoadModel, PoolCounters, RunResult,
     Sample, ServerCounters, Slo, Stall, StrategySpec, Summary, Timeline,
 };
 
@@ -48,18 +48,18 @@ pub fn known(name: &str) -> Id {
     name.parse().expect("a finding's id")
 }
 
-/// The pitfall `id` in `result`'s findings, found afresh.
-pub fn pitfall(result: &RunResult, id: &str) -> Option<Finding> {
+/// The finding `id` in `result`'s findings, found afresh.
+pub fn finding(result: &RunResult, id: &str) -> Option<Finding> {
     let id = known(id);
     find_all(result).into_iter().find(|p| p.id == id)
 }
 
-/// The evidence lines of pitfall `id` (empty when it does not apply).
+/// The evidence lines of finding `id` (empty when it does not apply).
 pub fn evidence(result: &RunResult, id: &str) -> Vec<String> {
-    pitfall(result, id).map(|p| p.evidence).unwrap_or_default()
+    finding(result, id).map(|p| p.evidence).unwrap_or_default()
 }
 
-/// The ids of every pitfall `result` shows.
+/// The ids of every finding `result` shows.
 pub fn ids(result: &RunResult) -> Vec<String> {
     find_all(result)
         .into_iter()
@@ -91,7 +91,7 @@ pub fn cell(strategy: &str, concurrency: usize) -> CellBuilder {
     c.concurrency = concurrency;
     c.pool_size = spec.size();
     c.connection_cap = spec.connection_cap();
-    c.pool = MetricsSnapshot::default();
+    c.pool = PoolCounters::default();
     c.errors = Errors::default();
     c.stalls.clear();
     let quiet = CellBuilder {

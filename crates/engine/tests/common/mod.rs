@@ -1,16 +1,16 @@
 #![allow(dead_code)]
-use poolbench_engine::{run, NoEvents, ServerProbe};
+use poolbench_engine::{run, CounterReader, NoEvents};
 use poolbench_model::{CellResult, Plan, RunResult, ServerCounters};
 use poolbench_pool::StrategySpec;
-use poolbench_server::{EmbeddedServer, ServerConfig, Stats};
+use poolbench_server::{Counters, EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// The built-in server's counters, read in-process.
-pub struct Probe(pub Arc<Stats>);
+pub struct Reader(pub Arc<Counters>);
 
-impl ServerProbe for Probe {
+impl CounterReader for Reader {
     fn reset(&self) {
         self.0.reset();
     }
@@ -50,7 +50,7 @@ pub fn strategies(list: &str) -> Vec<StrategySpec> {
 /// share the two cores with another run.
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// Run `plan` against `server` with its counters as the probe, and
+/// Run `plan` against `server` with its counters read around each cell, and
 /// analyze the result as every command does.
 pub fn run_with(server: &EmbeddedServer, plan: &Plan) -> RunResult {
     let _turn = turn();
@@ -65,8 +65,8 @@ pub fn turn() -> std::sync::MutexGuard<'static, ()> {
 
 /// [`run_with`] for a caller that holds its [`turn`] already.
 pub fn run_in_turn(server: &EmbeddedServer, plan: &Plan) -> RunResult {
-    let probe = Probe(server.stats());
-    let mut result = run(plan, Some(&probe), &NoEvents).expect("run completes");
+    let reader = Reader(server.stats());
+    let mut result = run(plan, Some(&reader), &NoEvents).expect("run completes");
     poolbench_analysis::analyze(&mut result);
     result
 }
@@ -83,16 +83,16 @@ pub fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
     (actual - expected).abs() <= expected * tolerance
 }
 
-/// The ids of the pitfalls a run reports.
-pub fn pitfall_ids(result: &RunResult) -> Vec<String> {
+/// The ids of the findings a run reports.
+pub fn finding_ids(result: &RunResult) -> Vec<String> {
     result.findings.iter().map(|p| p.id.to_string()).collect()
 }
 
 /// Assert `id` is reported by `with` and not by `without`.
 pub fn flagged_only_in(id: &str, with: &RunResult, without: &RunResult) {
     let known: poolbench_model::findings::Id = id.parse().expect("a finding's id");
-    let yes = pitfall_ids(with);
-    let no = pitfall_ids(without);
+    let yes = finding_ids(with);
+    let no = finding_ids(without);
     assert!(yes.iter().any(|p| p == id), "{id} not reported: {yes:?}");
     assert!(
         !no.iter().any(|p| p == id),

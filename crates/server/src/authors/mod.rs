@@ -9,7 +9,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use http::StatusCode;
-use poolbench_pool::MetricsSnapshot;
+use poolbench_pool::PoolCounters;
 use poolbench_targets::redis::{RedisConn, RedisTarget};
 use serde::{Deserialize, Serialize};
 
@@ -61,7 +61,7 @@ enum Db {
 }
 
 impl Db {
-    fn metrics(&self) -> MetricsSnapshot {
+    fn metrics(&self) -> PoolCounters {
         match self {
             Db::Postgres(d) => d.pool.metrics(),
             Db::Mysql(d) => d.pool.metrics(),
@@ -83,7 +83,7 @@ pub struct Authors {
     db: Db,
     cache: Option<Cache>,
     config: DbConfig,
-    baseline: parking_lot::Mutex<MetricsSnapshot>,
+    baseline: parking_lot::Mutex<PoolCounters>,
     hits: AtomicU64,
     misses: AtomicU64,
     inflight: AtomicU64,

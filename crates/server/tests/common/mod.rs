@@ -11,7 +11,7 @@ use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::{http1, http2};
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use poolbench_server::{serve, ServerConfig, Stats, StatsSnapshot};
+use poolbench_server::{serve, CounterValues, Counters, ServerConfig};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -27,7 +27,7 @@ pub async fn within<F: Future>(fut: F) -> F::Output {
 
 pub struct TestServer {
     pub addr: SocketAddr,
-    pub stats: Arc<Stats>,
+    pub stats: Arc<Counters>,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<io::Result<()>>,
 }
@@ -35,7 +35,7 @@ pub struct TestServer {
 pub async fn start(config: ServerConfig) -> TestServer {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let stats = Arc::new(Stats::new());
+    let stats = Arc::new(Counters::new());
     let (stop, stopped) = oneshot::channel::<()>();
     let task = tokio::spawn(serve(listener, config, Arc::clone(&stats), async {
         let _ = stopped.await;
@@ -49,7 +49,7 @@ pub async fn start(config: ServerConfig) -> TestServer {
 }
 
 impl TestServer {
-    pub fn snapshot(&self) -> StatsSnapshot {
+    pub fn snapshot(&self) -> CounterValues {
         self.stats.snapshot()
     }
 
@@ -59,7 +59,7 @@ impl TestServer {
     }
 
     /// Waits until `cond` holds for the stats (polling), or panics after 3 s.
-    pub async fn wait_for(&self, what: &str, cond: impl Fn(&StatsSnapshot) -> bool) {
+    pub async fn wait_for(&self, what: &str, cond: impl Fn(&CounterValues) -> bool) {
         for _ in 0..300 {
             if cond(&self.snapshot()) {
                 return;
@@ -131,8 +131,8 @@ pub async fn get2(client: &mut H2, addr: SocketAddr, path: &str) -> Reply {
     collect(resp.await.unwrap()).await
 }
 
-/// Stats over HTTP, on the given connection.
-pub async fn stats_over(client: &mut H1) -> StatsSnapshot {
+/// Counters over HTTP, on the given connection.
+pub async fn stats_over(client: &mut H1) -> CounterValues {
     let reply = get1(client, "/_poolbench/stats").await;
     assert_eq!(reply.status, StatusCode::OK);
     serde_json::from_slice(&reply.body).unwrap()

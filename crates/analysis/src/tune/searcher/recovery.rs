@@ -1,5 +1,5 @@
 //! After a failing point, the service is waited out before anything else
-//! is measured: one-request probes, each waited for (a request given up on
+//! is measured: one-request pings, each waited for (a request given up on
 //! stays queued inside a frozen service and feeds its freeze), until it
 //! answers as it did alone, then
 //! a level that was healthy before measured again and compared with its
@@ -14,8 +14,8 @@ use std::time::Duration;
 
 /// Share of its first throughput a healthy level must reach again.
 const AGAIN_SHARE: f64 = 0.75;
-/// Least time between two probes.
-const PROBE_GAP: Duration = Duration::from_millis(500);
+/// Least time between two pings.
+const PING_GAP: Duration = Duration::from_millis(500);
 
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// Wait out a failed point; give up (and say why) if the service does
@@ -46,28 +46,28 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         Ok(())
     }
 
-    /// Probes until the service answers alone as before and a level that
+    /// Pings until the service answers alone as before and a level that
     /// was healthy is healthy again; `false` if that never came.
     fn wait_for_recovery(&mut self) -> Result<bool, M::Error> {
         let until = self.clock.now() + self.setup.recovery;
         while self.clock.now() < until && !self.measure.interrupted() {
             let t0 = self.clock.now();
             // One request, waited for as long as the recovery has left.
-            let probe = Ask {
+            let ping = Ask {
                 phase: TunePhase::Recovery,
                 strategy: StrategySpec::Pool(Some(1)),
                 in_flight: 1,
-                window: until.saturating_sub(t0).max(PROBE_GAP),
+                window: until.saturating_sub(t0).max(PING_GAP),
                 rate: None,
                 requests: Some(1),
             };
-            let probe = self.run_ask(&probe, (1, 1))?;
-            if self.answers_alone(&probe) && self.healthy_again()? {
+            let ping = self.run_ask(&ping, (1, 1))?;
+            if self.answers_alone(&ping) && self.healthy_again()? {
                 return Ok(true);
             }
             let spent = self.clock.now().saturating_sub(t0);
-            if spent < PROBE_GAP && self.clock.now() < until {
-                self.clock.sleep(PROBE_GAP - spent);
+            if spent < PING_GAP && self.clock.now() < until {
+                self.clock.sleep(PING_GAP - spent);
             }
         }
         Ok(false)
@@ -79,11 +79,11 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// a Python service can answer 10x slower for minutes after a freeze
     /// (FastAPI at its defaults: 20 ms against 1.6 ms), and the old 3x bar
     /// read that as no recovery at all.
-    fn answers_alone(&self, probe: &TunePoint) -> bool {
+    fn answers_alone(&self, ping: &TunePoint) -> bool {
         let alone = self.result.capacity.service_time_us;
-        failure(probe, None, self.stall_s().max(0.3)).is_none()
-            && probe.requests > 0
-            && alone.is_none_or(|s| probe.mean_us <= 10.0 * s + 20_000.0)
+        failure(ping, None, self.stall_s().max(0.3)).is_none()
+            && ping.requests > 0
+            && alone.is_none_or(|s| ping.mean_us <= 10.0 * s + 20_000.0)
     }
 
     /// The knee (or the fewest in flight measured) measured again: healthy,

@@ -23,7 +23,7 @@ pub struct Ask {
     /// Open loop at this rate (the pool phases of a `--rate` search).
     pub rate: Option<f64>,
     /// A count instead of a window: this many requests, each waited for
-    /// up to `window` (a recovery probe: a request given up on would stay
+    /// up to `window` (a recovery ping: a request given up on would stay
     /// queued inside a frozen service and keep it frozen).
     pub requests: Option<u64>,
 }

@@ -4,7 +4,7 @@ use poolbench_model::ServerCounters;
 
 /// Reads the target server's counters, when the run can (the built-in
 /// server does).
-pub trait ServerProbe: Send + Sync {
+pub trait CounterReader: Send + Sync {
     /// Zero the counters before a cell.
     fn reset(&self);
     /// The counters now.

@@ -12,7 +12,7 @@ use crate::watch::Watch;
 ///
 /// Requests to `/_poolbench/*` are not counted in `requests`/`inflight`.
 #[derive(Debug, Default)]
-pub struct Stats {
+pub struct Counters {
     connections_accepted: AtomicU64,
     connections_open: AtomicU64,
     connections_peak: AtomicU64,
@@ -29,9 +29,9 @@ pub struct Stats {
     watch: Option<Watch>,
 }
 
-/// A point-in-time copy of [`Stats`] (each field read atomically on its own).
+/// A point-in-time copy of [`Counters`] (each field read atomically on its own).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct StatsSnapshot {
+pub struct CounterValues {
     /// Connections accepted since start or the last reset.
     pub connections_accepted: u64,
     /// Connections open now.
@@ -70,19 +70,19 @@ pub struct StatsSnapshot {
     pub db_pool: Option<DbPoolStats>,
 }
 
-impl Stats {
+impl Counters {
     /// Fresh counters, all zero.
-    pub fn new() -> Stats {
-        Stats::default()
+    pub fn new() -> Counters {
+        Counters::default()
     }
 
     /// Fresh counters that also watch the clients (`serve
     /// --check-client`): the server's keep-alive idle timeout and the
     /// HTTP/2 streams it allows per connection, as configured.
-    pub fn watching(keepalive: Option<std::time::Duration>, streams_allowed: u64) -> Stats {
-        Stats {
+    pub fn watching(keepalive: Option<std::time::Duration>, streams_allowed: u64) -> Counters {
+        Counters {
             watch: Some(Watch::new(keepalive, Some(streams_allowed))),
-            ..Stats::default()
+            ..Counters::default()
         }
     }
 
@@ -92,8 +92,8 @@ impl Stats {
     }
 
     /// Reads every counter.
-    pub fn snapshot(&self) -> StatsSnapshot {
-        StatsSnapshot {
+    pub fn snapshot(&self) -> CounterValues {
+        CounterValues {
             connections_accepted: self.connections_accepted.load(Relaxed),
             connections_open: self.connections_open.load(Relaxed),
             connections_peak: self.connections_peak.load(Relaxed),
@@ -186,10 +186,10 @@ fn raise(peak: &AtomicU64, value: u64) {
 
 /// Counts a connection as accepted and open; decrements `connections_open`
 /// when dropped, whatever path ends (or never starts) the connection task.
-pub(crate) struct ConnectionGuard(Arc<Stats>);
+pub(crate) struct ConnectionGuard(Arc<Counters>);
 
 impl ConnectionGuard {
-    pub(crate) fn new(stats: Arc<Stats>) -> Self {
+    pub(crate) fn new(stats: Arc<Counters>) -> Self {
         stats.connection_opened();
         ConnectionGuard(stats)
     }

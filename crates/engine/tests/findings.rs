@@ -1,4 +1,4 @@
-//! Every pitfall: a run that triggers it and one that does not.
+//! Every finding: a run that triggers it and one that does not.
 use crate::common::*;
 use poolbench_model::findings::Id;
 use poolbench_server::ServerConfig;

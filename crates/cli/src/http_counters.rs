@@ -1,9 +1,9 @@
 //! Reading a remote poolbench server's counters (`poolbench serve`, e.g. in
 //! service mode) over its stats endpoint, so a run against it reports what
 //! the server saw, including its database pool.
-use poolbench_engine::ServerProbe;
+use poolbench_engine::CounterReader;
 use poolbench_model::{DbPoolCounters, ServerCounters};
-use poolbench_server::StatsSnapshot;
+use poolbench_server::CounterValues;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Mutex;
@@ -13,21 +13,21 @@ const IO_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One keep-alive connection to the server's `/_poolbench/` endpoints. The
 /// server counts that connection too; `read` leaves it out.
-pub(crate) struct HttpProbe {
+pub(crate) struct HttpCounters {
     addr: SocketAddr,
     host: String,
     conn: Mutex<Option<BufReader<TcpStream>>>,
 }
 
-impl HttpProbe {
-    /// A probe, if the server at `addr` answers the stats endpoint.
-    pub(crate) fn connect(addr: SocketAddr, host: &str) -> Option<HttpProbe> {
-        let probe = HttpProbe {
+impl HttpCounters {
+    /// A reader, if the server at `addr` answers the stats endpoint.
+    pub(crate) fn connect(addr: SocketAddr, host: &str) -> Option<HttpCounters> {
+        let reader = HttpCounters {
             addr,
             host: host.to_string(),
             conn: Mutex::new(None),
         };
-        probe.snapshot().map(|_| probe)
+        reader.snapshot().map(|_| reader)
     }
 
     fn exchange(&self, method: &str, path: &str) -> Option<Vec<u8>> {
@@ -49,7 +49,7 @@ impl HttpProbe {
         None
     }
 
-    fn snapshot(&self) -> Option<StatsSnapshot> {
+    fn snapshot(&self) -> Option<CounterValues> {
         let body = self.exchange("GET", "/_poolbench/stats")?;
         serde_json::from_slice(&body).ok()
     }
@@ -88,7 +88,7 @@ fn request(
     ok.then_some(body)
 }
 
-impl ServerProbe for HttpProbe {
+impl CounterReader for HttpCounters {
     fn reset(&self) {
         let _ = self.exchange("POST", "/_poolbench/stats/reset");
     }
@@ -99,7 +99,7 @@ impl ServerProbe for HttpProbe {
         };
         ServerCounters {
             connections_accepted: s.connections_accepted,
-            // Without the probe's own connection.
+            // Without the reader's own connection.
             connections_open: s.connections_open.saturating_sub(1),
             connections_peak: s.connections_peak.saturating_sub(1),
             requests: s.requests,
