@@ -28,7 +28,7 @@ server_pid=
 # the date, the machine and the commit. Every run's figures are also
 # copied, by hand and dated, into bench/log/RESULTS.md.
 bench_name=$(basename "$0" .sh)
-bench_cmd="bench/$bench_name.sh${*:+ $*}"
+bench_cmd="bench/$bench_name.sh$([ $# = 0 ] || printf ' %q' "$@")"
 exec > >(tee "$bench_tmp/output")
 bench_tee=$!
 bench_rc=1

@@ -98,3 +98,26 @@ fn every_link_in_the_readme_and_docs_resolves() {
     assert!(checked > 10, "only {checked} links found");
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
+
+/// The README quotes the figures each bench script kept last
+/// (`bench/results/`), as `scripts/figures.py` writes them.
+#[test]
+fn the_readme_quotes_the_current_figures() {
+    let out = std::process::Command::new("python3")
+        .arg(root().join("scripts/figures.py"))
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let results = std::fs::read_dir(root().join("bench/results"))
+        .unwrap()
+        .count();
+    assert!(results > 0, "bench/results holds no result");
+    let quoted = readme.matches("](bench/results/").count();
+    assert_eq!(quoted, results, "one quote per result file");
+}
