@@ -3,12 +3,13 @@
 
 Each bench script keeps its latest result in bench/results/NAME.md (the
 command, the date, the machine, the commit, then its output). This script
-writes the lines that hold its verdicts (those naming a target, and the
-rows of a table whose header names one) into README.md between the
-`figures:begin` and `figures:end` markers, one block per script.
+quotes the lines that hold its verdicts (those naming a target, a load's
+summary, and the rows of a table whose header names one) between the
+`figures:begin` and `figures:end` markers: all of them in docs/figures.md,
+one line per script (a miss first) in README.md.
 
-    scripts/figures.py          rewrite the block in README.md
-    scripts/figures.py --check  exit 1 if README.md's block is not current
+    scripts/figures.py          rewrite both blocks
+    scripts/figures.py --check  exit 1 if either block is not current
 """
 import pathlib
 import re
@@ -17,6 +18,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 README = ROOT / "README.md"
+FIGURES = ROOT / "docs" / "figures.md"
 BEGIN = "<!-- figures:begin (scripts/figures.py writes this block from bench/results) -->"
 END = "<!-- figures:end -->"
 
@@ -43,39 +45,89 @@ def verdicts(output):
     return out
 
 
-def block():
-    parts = [BEGIN, ""]
+def results():
+    """(path, text, verdict lines) for each script's latest result."""
     for path in sorted(RESULTS.glob("*.md")):
         text = path.read_text()
         m = re.search(r"^```\n(.*?)^```", text, re.S | re.M)
-        lines = verdicts(m.group(1)) if m else []
+        yield path, text, (verdicts(m.group(1)) if m else [])
+
+
+def full_block(link_prefix):
+    """Every script's verdict lines, for docs/figures.md."""
+    parts = [BEGIN, ""]
+    for path, text, lines in results():
         rel = path.relative_to(ROOT)
         parts.append(
-            f"[`{header(text, 'command').strip('`')}`]({rel}), {header(text, 'date')}, "
+            f"[`{header(text, 'command').strip('`')}`]({link_prefix}{rel}), {header(text, 'date')}, "
             f"commit {header(text, 'commit')}:"
         )
-        parts.append("")
-        parts.append("```")
-        parts.extend(lines or ["(no verdict lines)"])
-        parts.append("```")
-        parts.append("")
+        parts += ["", "```", *(lines or ["(no verdict lines)"]), "```", ""]
     parts.append(END)
     return "\n".join(parts)
 
 
+def headline(lines):
+    """The line that says most: how many targets were met (and the first
+    miss), else the paired ratio, else a table's last row with its target."""
+    checks = [line.strip() for line in lines if re.match(r"^\s*(met|NOT MET)\s", line)]
+    if checks:
+        misses = [c for c in checks if c.startswith("NOT MET")]
+        first = f": {misses[0]}" if misses else ""
+        return f"{len(checks) - len(misses)} of {len(checks)} met{first}"
+    for line in lines:
+        if line.strip().startswith("paired:") or "NOT MET" in line:
+            return line.strip()
+    for i, line in enumerate(lines):
+        target = re.search(r"\(target[^)]*\)", line)
+        if target and re.match(r"^\s+\S+\s{2,}", line):
+            rows = []
+            for row in lines[i + 1:]:
+                if "target" in row or not re.match(r"^\s+\d", row):
+                    break
+                rows.append(row)
+            if rows:
+                names = line.split()
+                return f"{names[0]}={rows[-1].split()[0]}: {' '.join(rows[-1].split()[1:])} {target.group(0)}"
+    return lines[0].strip() if lines else "(no verdict lines)"
+
+
+def short_block():
+    """One row per script, for README.md."""
+    parts = [BEGIN, "", "| script, latest run | verdict (every line in [docs/figures.md](docs/figures.md#current-results)) |", "|---|---|"]
+    for path, text, lines in results():
+        rel = path.relative_to(ROOT)
+        cmd = header(text, "command").strip("`")
+        cell = headline(lines).replace("|", "\\|")
+        parts.append(f"| [`{cmd}`]({rel}), {header(text, 'date')[:10]} | `{cell}` |")
+    parts += ["", END]
+    return "\n".join(parts)
+
+
+def rewrite(path, block):
+    """`path` with its block replaced, or None if it has no block."""
+    text = path.read_text()
+    if BEGIN not in text or END not in text:
+        return text, None
+    start, end = text.index(BEGIN), text.index(END) + len(END)
+    return text, text[:start] + block + text[end:]
+
+
 def main():
-    readme = README.read_text()
-    if BEGIN not in readme or END not in readme:
-        print(f"README.md has no figures block ({BEGIN!r} … {END!r})", file=sys.stderr)
-        return 2
-    start, end = readme.index(BEGIN), readme.index(END) + len(END)
-    current = readme[:start] + block() + readme[end:]
-    if "--check" in sys.argv[1:]:
-        if current != readme:
-            print("README.md's figures are not those in bench/results: run scripts/figures.py", file=sys.stderr)
-            return 1
-        return 0
-    README.write_text(current)
+    stale = []
+    for path, block in ((README, short_block()), (FIGURES, full_block("../"))):
+        text, current = rewrite(path, block)
+        if current is None:
+            print(f"{path.relative_to(ROOT)} has no figures block ({BEGIN!r} … {END!r})", file=sys.stderr)
+            return 2
+        if "--check" in sys.argv[1:]:
+            if current != text:
+                stale.append(str(path.relative_to(ROOT)))
+        else:
+            path.write_text(current)
+    if stale:
+        print(f"{', '.join(stale)}: the figures are not those in bench/results: run scripts/figures.py", file=sys.stderr)
+        return 1
     return 0
 
 
