@@ -357,7 +357,7 @@ fn http1_a_bandwidth_cap_slows_the_window_and_nothing_else() {
 }
 
 /// `url` with its host:port replaced by a proxy of its own in front.
-fn behind_proxy(url: &str, name: &str) -> (Proxy, String) {
+pub(crate) fn behind_proxy(url: &str, name: &str) -> (Proxy, String) {
     let (scheme, rest) = url.split_once("://").unwrap();
     let (auth, hostpath) = match rest.rsplit_once('@') {
         Some((a, h)) => (format!("{a}@"), h),
@@ -372,7 +372,7 @@ fn behind_proxy(url: &str, name: &str) -> (Proxy, String) {
 /// The two faults every protocol meets: a half-open connection (timeouts,
 /// a stall in the fault's window) and a reset (resets); each recovered
 /// from after the window.
-fn half_open_then_reset(url: &str, proxy: &Proxy) {
+pub(crate) fn half_open_then_reset(url: &str, proxy: &Proxy) {
     let f = under(url, proxy, "timeout", json!({"timeout": 0}), &[]);
     assert!(f.errors("timeout") >= 1, "{}", f.trail());
     assert!(f.finding("stall").is_some(), "{}", f.trail());
@@ -450,7 +450,7 @@ fn a_full_listen_queue_before_the_run_is_unreachable_in_one_line() {
 
 /// The faults besides half-open and reset, as any protocol meets them; each
 /// run ends on time with a whole result (`under`), and:
-fn the_rest_of_the_matrix(url: &str, proxy: &Proxy) {
+pub(crate) fn the_rest_of_the_matrix(url: &str, proxy: &Proxy) {
     // 100 ms ± 20 of latency: slower in the window, no errors, fast after.
     let f = under(
         url,

@@ -23,6 +23,7 @@ mod databases;
 mod delayed_ack;
 mod docs;
 mod faults;
+mod faults_nginx;
 mod faults_tune;
 mod findings;
 mod formats;
