@@ -17,6 +17,7 @@ pub(crate) mod client_idle_race;
 pub(crate) mod client_single_connection;
 pub(crate) mod closed_loop_ceiling;
 mod delayed_ack;
+mod head_of_line;
 mod errors;
 mod few_samples;
 pub(crate) mod fleet_overcommit;
@@ -54,6 +55,7 @@ pub const CHECKS: &[Check] = &[
     client_single_connection::CHECK,
     closed_loop_ceiling::CHECK,
     delayed_ack::CHECK,
+    head_of_line::CHECK,
     errors::CHECK,
     few_samples::CHECK,
     fleet_overcommit::CHECK,
