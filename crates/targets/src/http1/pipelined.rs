@@ -117,7 +117,10 @@ impl H1Pipe {
     /// Answers read on this connection, and those that came several in
     /// one read.
     pub fn answers(&self) -> (u64, u64) {
-        (self.state.answers.load(Relaxed), self.state.batched.load(Relaxed))
+        (
+            self.state.answers.load(Relaxed),
+            self.state.batched.load(Relaxed),
+        )
     }
 
     /// Write `request` behind those already written and wait for its answer.
@@ -129,7 +132,9 @@ impl H1Pipe {
         self.first_byte = None;
         self.behind = None;
         if self.state.broken.load(Relaxed) {
-            return Err(RequestError::unsent("pipelined connection closed before the request"));
+            return Err(RequestError::unsent(
+                "pipelined connection closed before the request",
+            ));
         }
         let (answer, rx) = oneshot::channel();
         let job = Job {
@@ -138,7 +143,9 @@ impl H1Pipe {
             answer,
         };
         if self.jobs.send(job).is_err() {
-            return Err(RequestError::unsent("pipelined connection closed before the request"));
+            return Err(RequestError::unsent(
+                "pipelined connection closed before the request",
+            ));
         }
         match rx.await {
             Ok(a) => {
@@ -242,7 +249,9 @@ async fn read_loop(
 
 fn unsent() -> Answer {
     Answer {
-        reply: Err(RequestError::unsent("pipelined connection closed before the request")),
+        reply: Err(RequestError::unsent(
+            "pipelined connection closed before the request",
+        )),
         first_byte: None,
         behind: Duration::ZERO,
     }
