@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/scenario.sh NAME|FILE.toml [-o FILE ...]" >&2; exit 2; }
 cargo build --release -q -p poolbench
 bin=${CARGO_TARGET_DIR:-target}/release/poolbench
-if "$bin" scenario show "$1" | grep -Eq '^needs *=.*"(postgres|mysql|redis|pgbouncer)"'; then
+if "$bin" scenario show "$1" | grep -Eq '^needs *=.*"(postgres|mysql|redis|pgbouncer|nginx)"'; then
     dir=$(mktemp -d /tmp/poolbench-services.XXXXXX)
     trap 'scripts/services.sh stop "$dir" >/dev/null || true; rm -rf "$dir"' EXIT
     scripts/services.sh start "$dir" >/dev/null

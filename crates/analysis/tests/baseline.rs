@@ -43,6 +43,7 @@ fn every_check_has_a_fixture_test() {
         "fleet-overcommit",
         "generator-hiccups",
         "generator-saturated",
+        "head-of-line",
         "idle-hoard",
         "idle-reuse-race",
         "machine-busy",

@@ -11,6 +11,7 @@ mod delayed_ack;
 mod failure_findings;
 mod fleet;
 mod generator_findings;
+mod head_of_line;
 mod idle_reuse;
 mod load_findings;
 mod merge;

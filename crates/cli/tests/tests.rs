@@ -39,6 +39,7 @@ mod metrics;
 mod mysql;
 mod nginx;
 mod packaging;
+mod pipelining;
 mod poolers;
 mod ramp;
 mod requests;

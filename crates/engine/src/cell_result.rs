@@ -280,6 +280,7 @@ pub(crate) fn cell_result(
         request_us: Summary::of(&r.request),
         first_byte_us: summary_if_any(&r.first_byte),
         last_byte_us: summary_if_any(&r.last_byte),
+        behind_us: summary_if_any(&r.behind),
         body_bytes: r.bytes,
         connections: connections_of(&all, &metrics, idle_at_end, completed),
         pool: metrics,

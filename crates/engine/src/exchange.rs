@@ -226,6 +226,7 @@ impl<T: Target> Shared<T> {
                         connect,
                         request,
                         first_byte,
+                        behind: self.target.behind(&lease),
                         bytes: reply.bytes,
                     };
                     return (Ok(timing), t2);

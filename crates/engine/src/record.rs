@@ -66,6 +66,8 @@ pub(crate) struct Recorder {
     /// the answer, and first byte to last.
     pub(crate) first_byte: Histogram<u64>,
     pub(crate) last_byte: Histogram<u64>,
+    /// Pipelining: each request's wait behind the answer before it.
+    pub(crate) behind: Histogram<u64>,
     pub(crate) ok: u64,
     pub(crate) errors: [u64; ErrorKind::ALL.len()],
     /// Errors by protocol status code or SQLSTATE, where the protocol gave
@@ -101,6 +103,9 @@ pub(crate) struct Timing {
     pub(crate) connect: Option<Duration>,
     pub(crate) request: Duration,
     pub(crate) first_byte: Option<Duration>,
+    /// Of the request, the time it waited behind an earlier answer on its
+    /// connection (pipelining).
+    pub(crate) behind: Option<Duration>,
     pub(crate) bytes: u64,
 }
 
@@ -112,6 +117,7 @@ impl Recorder {
             request: new_histogram(),
             first_byte: new_histogram(),
             last_byte: new_histogram(),
+            behind: new_histogram(),
             ok: 0,
             errors: [0; ErrorKind::ALL.len()],
             codes: BTreeMap::new(),
@@ -160,6 +166,9 @@ impl Recorder {
             let rest = t.request.saturating_sub(first);
             let _ = self.last_byte.record(rest.as_nanos() as u64);
         }
+        if let Some(b) = t.behind {
+            let _ = self.behind.record(b.as_nanos() as u64);
+        }
         let _ = self.latency.record(latency.as_nanos() as u64);
         self.ok += 1;
         self.bytes += t.bytes;
@@ -182,6 +191,7 @@ impl Recorder {
         let _ = self.request.add(&other.request);
         let _ = self.first_byte.add(&other.first_byte);
         let _ = self.last_byte.add(&other.last_byte);
+        let _ = self.behind.add(&other.behind);
         self.ok += other.ok;
         for (a, b) in self.errors.iter_mut().zip(other.errors) {
             *a += b;

@@ -165,6 +165,11 @@ pub struct CellResult {
     /// The rest of the request: from the answer's first byte to its last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_byte_us: Option<Summary>,
+    /// Pipelining (`pipeline:NxD`): of each request, the time from its
+    /// write until the answer before it on the same connection was whole
+    /// (head-of-line blocking); `None` for strategies that do not pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behind_us: Option<Summary>,
     /// Body bytes of the successful measured answers, in all (0 where
     /// unknown: a result from before it was kept).
     #[serde(default, skip_serializing_if = "is_zero")]

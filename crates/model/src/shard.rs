@@ -103,6 +103,7 @@ impl Shard {
             StrategySpec::PerRequest | StrategySpec::Shared => s,
             StrategySpec::RoundRobin(n) => StrategySpec::RoundRobin(part(n)?),
             StrategySpec::LeastLoaded(n) => StrategySpec::LeastLoaded(part(n)?),
+            StrategySpec::Pipeline(n, d) => StrategySpec::Pipeline(part(n)?, d),
             StrategySpec::Pool(n) => StrategySpec::Pool(part(n)?),
             // The overflow may well be 0 in a shard: a plain pool there.
             StrategySpec::Elastic(n, m) => {

@@ -24,6 +24,8 @@ pub enum PlanError {
     QueryMode(String),
     #[error("strategy \"{strategy}\" is the MySQL client's own pool: it runs on mysql:// and mariadb:// targets, not {scheme}://")]
     ClientPool { strategy: String, scheme: String },
+    #[error("strategy \"{0}\" pipelines HTTP/1.1: it runs on http:// targets, not {1}:// (HTTP/2 and gRPC multiplex on round-robin:N instead; Redis pipelines on shared)")]
+    PipelineScheme(String, String),
     #[error("--proto, --import-path, --call, --data and --data-file apply to grpc:// and grpcs:// targets, not {0}://")]
     GrpcOptions(String),
     #[error("--source applies to http://, h2c://, https://, grpc://, grpcs://, postgres://, redis:// and rediss:// targets: the {0}:// client library opens its own sockets")]
@@ -194,6 +196,9 @@ impl Plan {
         }
         self.check_sources()?;
         for s in &self.strategies {
+            if s.pipeline_depth().is_some() && scheme != "http" {
+                return Err(PlanError::PipelineScheme(s.to_string(), scheme));
+            }
             if s.client_schemes()
                 .is_some_and(|ok| !ok.contains(&scheme.as_str()))
             {

@@ -9,7 +9,7 @@ mod strategy;
 
 pub use pool_config::PoolConfig;
 pub use pool_metrics::{IdleClosed, PoolCounters, WaitStats};
-pub use strategy::{SpecError, StrategySpec};
+pub use strategy::{SpecError, StrategySpec, DEFAULT_PIPELINE_DEPTH};
 
 /// The pool's counters under their old name.
 #[deprecated(note = "renamed `PoolCounters`")]

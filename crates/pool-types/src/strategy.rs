@@ -2,9 +2,13 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+/// Requests written ahead on one connection by `pipeline:N` (no depth
+/// given).
+pub const DEFAULT_PIPELINE_DEPTH: usize = 16;
+
 /// A strategy by name, as users write it: `per-request`, `shared`,
 /// `round-robin:N`, `least-loaded:N`, `pool:N`, `elastic:N+M`,
-/// `take-or-create:N`, `partitioned:KxN`; and the library baselines
+/// `take-or-create:N`, `partitioned:KxN`, `pipeline:NxD`; and the library baselines
 /// `deadpool:N`, `bb8:N`, and `mysql-async:N` (MySQL targets only).
 ///
 /// Sized strategies may be written without a size (`pool`); the size is then
@@ -31,6 +35,10 @@ pub enum StrategySpec {
     TakeOrCreate(Option<usize>),
     /// K independent `pool:N`s; requests spread over them by a key.
     Partitioned(Option<usize>, Option<usize>),
+    /// N HTTP/1.1 connections, each with up to D requests written ahead of
+    /// their answers (answered in order); requests go to the connections
+    /// in turn, as `round-robin:N`'s do. `pipeline:N` is `pipeline:Nx16`.
+    Pipeline(Option<usize>, Option<usize>),
     /// The `deadpool` crate's managed pool of N, as a baseline. Runs only
     /// where a caller supplies that library (the engine does).
     Deadpool(Option<usize>),
@@ -64,6 +72,7 @@ impl StrategySpec {
             StrategySpec::Elastic(..) => "elastic",
             StrategySpec::TakeOrCreate(_) => "take-or-create",
             StrategySpec::Partitioned(..) => "partitioned",
+            StrategySpec::Pipeline(..) => "pipeline",
             StrategySpec::Deadpool(_) => "deadpool",
             StrategySpec::Bb8(_) => "bb8",
             StrategySpec::MysqlAsync(_) => "mysql-async",
@@ -91,13 +100,25 @@ impl StrategySpec {
     }
 
     /// True for the strategies whose holders share connections (`shared`,
-    /// `round-robin`, `least-loaded`); the others lease each connection to
-    /// one holder at a time.
+    /// `round-robin`, `least-loaded`, `pipeline`); the others lease each
+    /// connection to one holder at a time.
     pub fn shares_connections(&self) -> bool {
         matches!(
             self,
-            StrategySpec::Shared | StrategySpec::RoundRobin(_) | StrategySpec::LeastLoaded(_)
+            StrategySpec::Shared
+                | StrategySpec::RoundRobin(_)
+                | StrategySpec::LeastLoaded(_)
+                | StrategySpec::Pipeline(..)
         )
+    }
+
+    /// Requests written ahead of their answers on one connection
+    /// (`pipeline:NxD`: D), for a strategy that pipelines.
+    pub fn pipeline_depth(&self) -> Option<usize> {
+        match *self {
+            StrategySpec::Pipeline(_, d) => Some(d.unwrap_or(DEFAULT_PIPELINE_DEPTH)),
+            _ => None,
+        }
     }
 
     /// True when the strategy takes a size and none was written.
@@ -107,6 +128,7 @@ impl StrategySpec {
             StrategySpec::RoundRobin(None)
                 | StrategySpec::LeastLoaded(None)
                 | StrategySpec::Partitioned(None, _)
+                | StrategySpec::Pipeline(None, _)
                 | StrategySpec::Pool(None)
                 | StrategySpec::Elastic(None, _)
                 | StrategySpec::TakeOrCreate(None)
@@ -128,6 +150,9 @@ impl StrategySpec {
                 StrategySpec::Partitioned(Some(k), Some(n / k))
             }
             StrategySpec::Pool(None) => StrategySpec::Pool(Some(n)),
+            StrategySpec::Pipeline(None, d) => {
+                StrategySpec::Pipeline(Some(n), Some(d.unwrap_or(DEFAULT_PIPELINE_DEPTH)))
+            }
             StrategySpec::Elastic(None, m) => {
                 StrategySpec::Elastic(Some(n), Some(m.unwrap_or((n / 2).max(1))))
             }
@@ -146,6 +171,7 @@ impl StrategySpec {
             StrategySpec::PerRequest | StrategySpec::Shared => None,
             StrategySpec::Partitioned(k, n) => Some(k? * n?),
             StrategySpec::RoundRobin(n)
+            | StrategySpec::Pipeline(n, _)
             | StrategySpec::LeastLoaded(n)
             | StrategySpec::Pool(n)
             | StrategySpec::Elastic(n, _)
@@ -164,6 +190,9 @@ impl fmt::Display for StrategySpec {
             StrategySpec::Elastic(Some(n), Some(m)) => write!(f, ":{n}+{m}"),
             StrategySpec::Elastic(Some(n), None) => write!(f, ":{n}"),
             StrategySpec::Partitioned(Some(k), Some(n)) => write!(f, ":{k}x{n}"),
+            StrategySpec::Pipeline(Some(n), d) => {
+                write!(f, ":{n}x{}", d.unwrap_or(DEFAULT_PIPELINE_DEPTH))
+            }
             _ => match self.size() {
                 Some(n) => write!(f, ":{n}"),
                 None => Ok(()),
@@ -209,6 +238,13 @@ impl FromStr for StrategySpec {
                 },
             },
             "pool" => StrategySpec::Pool(sized(arg)?),
+            "pipeline" => match arg.map(|a| a.split_once(['x', 'X'])) {
+                None => StrategySpec::Pipeline(None, None),
+                Some(Some((n, d))) => {
+                    StrategySpec::Pipeline(Some(size(n.trim())?), Some(size(d.trim())?))
+                }
+                Some(None) => StrategySpec::Pipeline(sized(arg)?, Some(DEFAULT_PIPELINE_DEPTH)),
+            },
             "take-or-create" => StrategySpec::TakeOrCreate(sized(arg)?),
             "deadpool" => StrategySpec::Deadpool(sized(arg)?),
             "bb8" => StrategySpec::Bb8(sized(arg)?),
@@ -226,7 +262,8 @@ impl FromStr for StrategySpec {
             _ => {
                 return Err(err(
                     "unknown strategy; expected per-request, shared, round-robin:N, \
-                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N, partitioned:KxN, deadpool:N, bb8:N or mysql-async:N",
+                     least-loaded:N, pool:N, elastic:N+M, take-or-create:N, partitioned:KxN, pipeline:NxD, \
+                     deadpool:N, bb8:N or mysql-async:N",
                 ))
             }
         };

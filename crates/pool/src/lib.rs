@@ -104,4 +104,16 @@ pub trait Connector: Send + Sync + 'static {
     fn share(&self, _conn: &Self::Conn) -> Option<Self::Conn> {
         None
     }
+
+    /// The same connector, opening connections that carry up to `depth`
+    /// requests written ahead of their answers, answered in order
+    /// (`pipeline:NxD`): its [`streams`](Self::streams) are then `depth`
+    /// and [`share`](Self::share) hands out handles. `None` (the default)
+    /// for a protocol that does not pipeline.
+    fn pipelined(&self, _depth: usize) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }

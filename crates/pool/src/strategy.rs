@@ -73,6 +73,18 @@ impl<C: Connector + Clone> Strategy<C> {
             StrategySpec::Shared => slots(Some(1), Pick::RoundRobin),
             StrategySpec::RoundRobin(n) => slots(n, Pick::RoundRobin),
             StrategySpec::LeastLoaded(n) => slots(n, Pick::LeastLoaded),
+            StrategySpec::Pipeline(n, _) => {
+                let depth = spec.pipeline_depth().unwrap_or(1);
+                let pipelined = connector
+                    .pipelined(depth)
+                    .ok_or_else(|| BuildError::NoPipelining(spec.to_string()))?;
+                Inner::Slots(Arc::new(Slots::new(
+                    pipelined,
+                    n.unwrap_or(1),
+                    Pick::RoundRobin,
+                    config.clone(),
+                )))
+            }
             StrategySpec::Pool(n) => {
                 let n = n.unwrap_or(1);
                 Inner::Exclusive(exclusive(Some(n), n, n))

@@ -1,7 +1,7 @@
 //! One target type over every protocol, chosen by the URL's scheme, so the
 //! engine drives all of them through the same strategies and load models.
 use crate::grpc::{GrpcConn, GrpcTarget};
-use crate::http1::{Http1Conn, Http1Target};
+use crate::http1::{H1Pipe, Http1Conn, Http1Target};
 use crate::http2::{H2cConn, Http2Target};
 use crate::https::{HttpsConn, HttpsTarget};
 use crate::library::{ClientPool, Wrapped};
@@ -31,6 +31,8 @@ pub enum AnyTarget {
 /// A connection opened by an [`AnyTarget`].
 pub enum AnyConn {
     Http1(Http1Conn),
+    /// An HTTP/1.1 connection pipelined (`pipeline:NxD`).
+    Http1Pipe(H1Pipe),
     Http2(H2cConn),
     Https(HttpsConn),
     Grpc(GrpcConn),
@@ -159,7 +161,10 @@ impl Connector for AnyTarget {
 
     async fn connect(&self) -> Result<AnyConn, RequestError> {
         match self {
-            AnyTarget::Http1(t) => t.connect().await.map(AnyConn::Http1),
+            AnyTarget::Http1(t) => match t.depth() {
+                None => t.connect().await.map(AnyConn::Http1),
+                Some(d) => t.connect_pipelined(d).await.map(AnyConn::Http1Pipe),
+            },
             // Every connect but HTTP/1.1's (0.4 KB) is a large future (1.5 to
             // 2.2 KB): boxed, so it does not grow every other protocol's
             // future, all alive at once while c connections open.
@@ -178,15 +183,23 @@ impl Connector for AnyTarget {
                 Box::pin(t.connect_exclusive()).await.map(AnyConn::Postgres)
             }
             AnyTarget::Redis(t) => t.connect_exclusive().await.map(AnyConn::Redis),
+            // Leased to one holder at a time: nothing to pipeline.
+            AnyTarget::Http1(t) => t.connect().await.map(AnyConn::Http1),
             _ => self.connect().await,
         }
     }
 
     fn is_broken(&self, conn: &mut AnyConn) -> bool {
+        if let AnyConn::Http1Pipe(c) = conn {
+            return c.is_broken();
+        }
         each!(self, conn, |t, c| t.is_broken(c), true)
     }
 
     fn streams(&self, conn: &AnyConn) -> usize {
+        if let AnyConn::Http1Pipe(c) = conn {
+            return c.depth();
+        }
         each!(self, conn, |t, c| t.streams(c), 1)
     }
 
@@ -196,12 +209,20 @@ impl Connector for AnyTarget {
 
     fn share(&self, conn: &AnyConn) -> Option<AnyConn> {
         match (self, conn) {
+            (_, AnyConn::Http1Pipe(c)) => Some(AnyConn::Http1Pipe(c.share())),
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.share(c).map(AnyConn::Http1),
             (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.share(c).map(AnyConn::Http2),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.share(c).map(AnyConn::Https),
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.share(c).map(AnyConn::Grpc),
             (AnyTarget::Postgres(t, _), AnyConn::Postgres(c)) => t.share(c).map(AnyConn::Postgres),
             (AnyTarget::Redis(t), AnyConn::Redis(c)) => t.share(c).map(AnyConn::Redis),
+            _ => None,
+        }
+    }
+
+    fn pipelined(&self, depth: usize) -> Option<AnyTarget> {
+        match self {
+            AnyTarget::Http1(t) => Some(AnyTarget::Http1(t.pipelined(depth))),
             _ => None,
         }
     }
@@ -231,6 +252,7 @@ impl Target for AnyTarget {
     async fn send(&self, conn: &mut AnyConn) -> Result<Reply, RequestError> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.send(c).await,
+            (AnyTarget::Http1(t), AnyConn::Http1Pipe(c)) => t.send_pipelined(c).await,
             // h2c and PostgreSQL box only their large, rare exchanges (the
             // h2 crate's client, tokio-postgres clients) themselves: the
             // lean client's and the sessions' are small, and boxing them
@@ -275,9 +297,17 @@ impl Target for AnyTarget {
     fn first_byte(&self, conn: &AnyConn) -> Option<std::time::Instant> {
         match (self, conn) {
             (AnyTarget::Http1(t), AnyConn::Http1(c)) => t.first_byte(c),
+            (_, AnyConn::Http1Pipe(c)) => c.first_byte(),
             (AnyTarget::Http2(t), AnyConn::Http2(c)) => t.first_byte(c),
             (AnyTarget::Https(t), AnyConn::Https(c)) => t.first_byte(c),
             (AnyTarget::Grpc(t), AnyConn::Grpc(c)) => t.first_byte(c),
+            _ => None,
+        }
+    }
+
+    fn behind(&self, conn: &AnyConn) -> Option<std::time::Duration> {
+        match conn {
+            AnyConn::Http1Pipe(c) => c.behind(),
             _ => None,
         }
     }

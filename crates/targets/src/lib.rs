@@ -80,6 +80,15 @@ pub trait Target: Connector<Error = RequestError> {
         None
     }
 
+    /// How long the last request [`Target::send`] sent over `conn` waited
+    /// behind an earlier answer on the same connection (pipelining: from
+    /// its write until the answer before it was whole); `None` where
+    /// requests do not queue on a connection.
+    fn behind(&self, conn: &Self::Conn) -> Option<std::time::Duration> {
+        let _ = conn;
+        None
+    }
+
     /// The client's TLS handshakes since the target was opened (counted as
     /// connections open), for a target speaking TLS; `None` otherwise.
     fn tls_facts(&self) -> Option<poolbench_model::TlsFacts> {

@@ -144,7 +144,7 @@ impl HttpRequest {
 /// it is fixed, rendered per request otherwise.
 #[derive(Clone, Debug)]
 pub(crate) struct H1Request {
-    fixed: Option<Arc<[u8]>>,
+    fixed: Option<bytes::Bytes>,
     head: Template,
     body: Option<Template>,
     request: Arc<HttpRequest>,
@@ -159,7 +159,7 @@ impl H1Request {
             request: Arc::new(request.clone()),
         };
         if request.is_fixed() {
-            r.fixed = Some(r.render(0).into());
+            r.fixed = Some(bytes::Bytes::from(r.render(0)));
         }
         r
     }
@@ -185,6 +185,15 @@ impl H1Request {
         match &self.fixed {
             Some(b) => Cow::Borrowed(b),
             None => Cow::Owned(self.render(self.request.next_seq())),
+        }
+    }
+
+    /// The next request as bytes of its own (a pipelined connection's
+    /// writer holds them until they go out): the fixed ones shared.
+    pub(crate) fn next_bytes(&self) -> bytes::Bytes {
+        match &self.fixed {
+            Some(b) => b.clone(),
+            None => bytes::Bytes::from(self.render(self.request.next_seq())),
         }
     }
 

@@ -22,6 +22,7 @@ mod few_samples;
 pub(crate) mod fleet_overcommit;
 pub(crate) mod generator_hiccups;
 pub(crate) mod generator_saturated;
+mod head_of_line;
 pub(crate) mod idle_hoard;
 pub(crate) mod idle_reuse_race;
 mod machine_busy;
@@ -59,6 +60,7 @@ pub const CHECKS: &[Check] = &[
     fleet_overcommit::CHECK,
     generator_hiccups::CHECK,
     generator_saturated::CHECK,
+    head_of_line::CHECK,
     idle_hoard::CHECK,
     idle_reuse_race::CHECK,
     machine_busy::CHECK,

@@ -32,7 +32,8 @@ fn shortfalls(c: &CellResult, closed: bool) -> Vec<String> {
             | StrategySpec::RoundRobin(_)
             | StrategySpec::LeastLoaded(_)
             | StrategySpec::Shared
-            | StrategySpec::Partitioned(..))
+            | StrategySpec::Partitioned(..)
+            | StrategySpec::Pipeline(..))
     );
     if let Some(cap) = c
         .connection_cap

@@ -112,6 +112,8 @@ pub(crate) struct Services {
     /// PgBouncer in session mode, and in transaction mode.
     pub(crate) pgbouncer_session: Option<String>,
     pub(crate) pgbouncer_tx: Option<String>,
+    /// nginx's HTTP/1.1 URL (OS package, one worker).
+    pub(crate) nginx: Option<String>,
 }
 
 impl Services {
@@ -122,6 +124,7 @@ impl Services {
             ("{postgres}", &self.postgres),
             ("{pgbouncer_session}", &self.pgbouncer_session),
             ("{pgbouncer_tx}", &self.pgbouncer_tx),
+            ("{nginx}", &self.nginx),
         ] {
             if let Some(url) = url {
                 t = t.replace(key, url);
@@ -223,9 +226,9 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
         return Err(format!("{origin}: no [[step]]"));
     }
     for n in &s.needs {
-        if !matches!(n.as_str(), "postgres" | "mysql" | "redis" | "pgbouncer") {
+        if !matches!(n.as_str(), "postgres" | "mysql" | "redis" | "pgbouncer" | "nginx") {
             return Err(format!(
-                "{origin}: needs = \"{n}\": postgres, mysql, redis or pgbouncer"
+                "{origin}: needs = \"{n}\": postgres, mysql, redis, pgbouncer or nginx"
             ));
         }
     }

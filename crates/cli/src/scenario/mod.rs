@@ -112,7 +112,7 @@ fn env_url(var: &str) -> Option<String> {
 }
 
 /// The services the scenario needs, from the environment: the
-/// PostgreSQL, MySQL, Redis and PgBouncer URLs.
+/// PostgreSQL, MySQL, Redis, PgBouncer and nginx URLs.
 fn services(s: &file::Scenario, name: &str) -> Result<file::Services, Failure> {
     let urls = file::Services {
         postgres: env_url("POOLBENCH_PG_URL"),
@@ -120,6 +120,7 @@ fn services(s: &file::Scenario, name: &str) -> Result<file::Services, Failure> {
         redis: env_url("POOLBENCH_REDIS_URL"),
         pgbouncer_session: env_url("POOLBENCH_PGBOUNCER_SESSION_URL"),
         pgbouncer_tx: env_url("POOLBENCH_PGBOUNCER_TX_URL"),
+        nginx: env_url("POOLBENCH_NGINX_URL"),
     };
     for need in &s.needs {
         let (have, var, what) = match need.as_str() {
@@ -130,6 +131,7 @@ fn services(s: &file::Scenario, name: &str) -> Result<file::Services, Failure> {
                 "POOLBENCH_PGBOUNCER_TX_URL",
                 "PgBouncer",
             ),
+            "nginx" => (&urls.nginx, "POOLBENCH_NGINX_URL", "nginx"),
             _ => (&urls.redis, "POOLBENCH_REDIS_URL", "Redis"),
         };
         if have.is_none() {

@@ -121,6 +121,25 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         },
     ),
     (
+        Id::HeadOfLine,
+        Explanation {
+            means: "On a pipelined strategy (`pipeline:NxD`) requests waited behind earlier \
+                answers on their connection: HTTP/1.1 answers come in the order of the \
+                requests, so a request written behind a slow one waits for it. Its share is \
+                the mean wait behind the answer before it (from the request's write until \
+                that answer was whole) over the mean request time; named from 10%.",
+            matters: "Pipelining keeps few connections busy, but every slow answer holds up \
+                  the D − 1 written behind it: the tail of the service becomes the tail of \
+                  every request on that connection. Most servers also process pipelined \
+                  requests one at a time, so a connection serves no faster than one \
+                  request at a time would.",
+            fix: "Pipeline less deep (a smaller D) over more connections, or use a pool \
+              (`pool:N`) or HTTP/2, whose streams do not wait for each other's answers. \
+              Compare `pipeline:NxD` with `pool:N×D` at the same load to see what the \
+              blocking costs.",
+        },
+    ),
+    (
         Id::DelayedAck,
         Explanation {
             means: "The first byte of the answer came quickly and the last much later: a median \

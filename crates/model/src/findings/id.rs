@@ -21,6 +21,7 @@ pub enum Id {
     FleetOvercommit,
     GeneratorHiccups,
     GeneratorSaturated,
+    HeadOfLine,
     IdleHoard,
     IdleReuseRace,
     MachineBusy,
@@ -46,7 +47,7 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 30] = [
+    pub const ALL: [Id; 31] = [
         Id::BatchingServer,
         Id::ClientChurn,
         Id::ClientHiddenCap,
@@ -59,6 +60,7 @@ impl Id {
         Id::FleetOvercommit,
         Id::GeneratorHiccups,
         Id::GeneratorSaturated,
+        Id::HeadOfLine,
         Id::IdleHoard,
         Id::IdleReuseRace,
         Id::MachineBusy,
@@ -94,6 +96,7 @@ impl Id {
             Id::FleetOvercommit => "fleet-overcommit",
             Id::GeneratorHiccups => "generator-hiccups",
             Id::GeneratorSaturated => "generator-saturated",
+            Id::HeadOfLine => "head-of-line",
             Id::IdleHoard => "idle-hoard",
             Id::IdleReuseRace => "idle-reuse-race",
             Id::MachineBusy => "machine-busy",
@@ -142,6 +145,7 @@ impl Id {
             Id::MachineBusy => 12,
             Id::StreamsCapped => 13,
             Id::PoolQueueing => 14,
+            Id::HeadOfLine => 14,
             Id::TlsHandshakeBound => 15,
             Id::IdleReuseRace => 16,
             Id::Reconnects => 17,

@@ -3,6 +3,7 @@
 //! the task that holds the connection (see [`crate::http1::wire`]).
 mod idle_probe;
 pub mod pipeline;
+pub(crate) mod pipelined;
 pub(crate) mod wire;
 
 use crate::http1::wire::Wire;
@@ -13,6 +14,7 @@ use poolbench_pool::Connector;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+pub use crate::http1::pipelined::H1Pipe;
 pub use crate::http1::wire::Http1Conn;
 
 /// Opens HTTP/1.1 connections to one address and sends the request.
@@ -22,6 +24,9 @@ pub struct Http1Target {
     request: H1Request,
     connect_timeout: Duration,
     sources: Sources,
+    /// `pipeline:NxD`: connections opened for the slot strategies carry D
+    /// requests written ahead of their answers.
+    depth: Option<usize>,
 }
 
 impl Http1Target {
@@ -47,6 +52,7 @@ impl Http1Target {
             request: H1Request::new(request),
             connect_timeout,
             sources: Sources::default(),
+            depth: None,
         }
     }
 
@@ -54,6 +60,33 @@ impl Http1Target {
     pub fn with_sources(mut self, sources: Sources) -> Self {
         self.sources = sources;
         self
+    }
+
+    /// The same target, its connections pipelined `depth` deep.
+    pub fn pipelined(&self, depth: usize) -> Self {
+        Http1Target {
+            depth: Some(depth),
+            ..self.clone()
+        }
+    }
+
+    /// Requests written ahead on each connection, when pipelining.
+    pub fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+
+    /// Open a pipelined connection (see [`H1Pipe`]).
+    pub async fn connect_pipelined(&self, depth: usize) -> Result<H1Pipe, RequestError> {
+        let stream =
+            crate::net::tcp_connect(&self.sources, self.addr, self.connect_timeout).await?;
+        Ok(H1Pipe::start(stream, depth))
+    }
+
+    /// Send the request over a pipelined connection, behind those already
+    /// written on it.
+    pub async fn send_pipelined(&self, conn: &mut H1Pipe) -> Result<Reply, RequestError> {
+        let bytes = self.request.next_bytes();
+        conn.exchange(bytes, self.request.bodiless_answer()).await
     }
 
     /// Send the request over any HTTP/1.1 connection (TCP or TLS).

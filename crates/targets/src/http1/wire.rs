@@ -59,6 +59,39 @@ impl Wire for TcpStream {
     }
 }
 
+/// The read half of a pipelined connection (`pipelined.rs`): its answers
+/// are read here while another task writes the requests.
+pub(crate) struct ReadHalf(pub(crate) tokio::net::tcp::OwnedReadHalf);
+
+impl AsyncRead for ReadHalf {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+/// Never written: the requests go out through the write half.
+impl AsyncWrite for ReadHalf {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, _: &[u8]) -> Poll<io::Result<usize>> {
+        Poll::Ready(Err(io::ErrorKind::Unsupported.into()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl Wire for ReadHalf {
+    fn poll_readable(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.as_ref().poll_read_ready(cx)
+    }
+}
+
 /// TLS records (session tickets) may arrive while idle, so readiness says
 /// nothing; a closed connection shows on the next request, which is then
 /// retried as unsent.
@@ -150,20 +183,54 @@ impl<I: Wire> Http1Conn<I> {
                 false => RequestError::broken(ErrorKind::of_io(&e), e),
             });
         }
-        let head = loop {
-            let head = match self.read_head().await {
-                Ok(head) => head,
-                Err(e) if reused && e.kind == ErrorKind::Reset && self.filled == 0 => {
-                    return Err(RequestError::unsent(e.message))
-                }
-                Err(e) => return Err(e),
-            };
-            // 1xx answers (other than a protocol switch) precede the real one.
+        match self.final_head().await {
+            Ok(head) => self.finish(head, bodiless).await,
+            Err(e) if reused && e.kind == ErrorKind::Reset && self.filled == 0 => {
+                Err(RequestError::unsent(e.message))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Read the next answer, its request already written (pipelining: the
+    /// answers come in the order of the requests).
+    pub(crate) async fn read_answer(&mut self, bodiless: bool) -> Result<Reply, RequestError> {
+        self.first_byte = None;
+        self.closed = true;
+        let head = self.final_head().await?;
+        let reply = self.finish(head, bodiless).await;
+        if self.filled == 0 && self.buf.len() <= FIRST_SIZE {
+            self.buf = Vec::new();
+        }
+        reply
+    }
+
+    /// Whether bytes of an answer not yet read are already buffered (it
+    /// came in the same read as the one before).
+    pub(crate) fn buffered(&self) -> bool {
+        self.filled > 0
+    }
+
+    /// Whether the server said it closes after this answer (or the stream
+    /// is in an unknown state).
+    pub(crate) fn closes(&self) -> bool {
+        self.closed
+    }
+
+    /// The answer's head, past any 1xx answers (other than a protocol
+    /// switch) that precede it.
+    async fn final_head(&mut self) -> Result<Head, RequestError> {
+        loop {
+            let head = self.read_head().await?;
             if !(100..200).contains(&head.status) || head.status == 101 {
-                break head;
+                return Ok(head);
             }
             self.consume(head.len);
-        };
+        }
+    }
+
+    /// The answer's body after `head`, counted, and its status.
+    async fn finish(&mut self, head: Head, bodiless: bool) -> Result<Reply, RequestError> {
         self.consume(head.len);
         let bytes = match head.framing {
             _ if bodiless => 0,

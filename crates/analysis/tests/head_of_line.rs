@@ -1,0 +1,32 @@
+//! `head-of-line` on both sides of its threshold: requests on a pipelined
+//! connection that waited behind the answer before theirs.
+use crate::support::{cell, evidence, run, summary};
+use poolbench_model::CellResult;
+
+/// A pipelined cell whose requests take `request_ms` on average, of which
+/// `behind_ms` behind the answer before them.
+fn pipelined(request_ms: f64, behind_ms: Option<f64>) -> CellResult {
+    cell("pipeline:2x8", 16)
+        .throughput(16_000.0 / request_ms)
+        .latency_ms(request_ms)
+        .with(|c| {
+            c.behind_us = behind_ms.map(|b| summary(c.ok, b * 1000.0, b * 4000.0));
+        })
+        .build()
+}
+
+#[test]
+fn a_third_of_the_request_behind_an_earlier_answer_is_named() {
+    let lines = evidence(&run(vec![pipelined(30.0, Some(10.0))]), "head-of-line");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("33% of the request time"), "{}", lines[0]);
+    assert!(lines[0].contains("pipeline:2x8"), "{}", lines[0]);
+}
+
+#[test]
+fn little_or_no_wait_behind_is_not() {
+    // Under 10% of the request time.
+    assert!(evidence(&run(vec![pipelined(30.0, Some(2.9))]), "head-of-line").is_empty());
+    // Strategies that do not pipeline carry no `behind_us`.
+    assert!(evidence(&run(vec![pipelined(30.0, None)]), "head-of-line").is_empty());
+}

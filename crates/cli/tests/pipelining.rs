@@ -1,0 +1,135 @@
+//! `pipeline:NxD` over HTTP/1.1: N connections, D requests written ahead
+//! of their answers on each. Against the built-in server (plain, a long
+//! tail, `--batching`), nginx, and a server that answers one request per
+//! connection and closes.
+use crate::services::{nginx_urls, run_json, Serve};
+use crate::support::PortServer;
+use serde_json::Value;
+use std::time::Instant;
+
+fn finding<'a>(r: &'a Value, id: &str) -> Option<&'a Value> {
+    r["findings"].as_array()?.iter().find(|f| f["id"] == id)
+}
+
+/// The cell of `strategy` in `r`.
+fn cell<'a>(r: &'a Value, strategy: &str) -> &'a Value {
+    r["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["strategy"] == strategy)
+        .unwrap_or_else(|| panic!("no {strategy} cell: {r}"))
+}
+
+#[test]
+fn pipelined_requests_are_each_answered_and_head_of_line_blocking_is_named() {
+    // A long tail: median 2 ms, p99 40 ms; hyper answers pipelined
+    // requests one at a time, so those behind a slow one wait for it.
+    let serve = Serve::start(&["--delay", "lognormal(2ms,40ms)"]);
+    let r = run_json(&[
+        "run",
+        &serve.url("/"),
+        "-s",
+        "pipeline:2x8",
+        "-c",
+        "16",
+        "-d",
+        "2s",
+        "--warmup",
+        "200ms",
+    ]);
+    let c = cell(&r, "pipeline:2x8");
+    assert_eq!(c["errors"]["total"], 0, "{c}");
+    assert!(c["requests"].as_u64().unwrap() > 100, "{c}");
+    assert_eq!(c["connections"]["opened"], 2, "{c}");
+    // The server counted what the client sent: no answer lost or doubled.
+    let server = c["server"]["requests"].as_u64().unwrap();
+    let sent = c["requests"].as_u64().unwrap();
+    assert!(server >= sent, "server {server} < sent {sent}");
+    let behind = c["behind_us"]["mean"].as_f64().expect("behind measured");
+    let request = c["request_us"]["mean"].as_f64().unwrap();
+    assert!(behind > 0.3 * request, "behind {behind} of {request} µs");
+    let f = finding(&r, "head-of-line").unwrap_or_else(|| panic!("{}", r["findings"]));
+    assert!(
+        f["evidence"]
+            .to_string()
+            .contains("behind the answer before it"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_batching_server_answers_pipelined_requests_whole() {
+    let serve = Serve::start(&["--batching", "--delay", "1ms"]);
+    let r = run_json(&[
+        "run",
+        &serve.url("/"),
+        "-s",
+        "pipeline:2x8,pool:16",
+        "-c",
+        "16",
+        "-d",
+        "1s",
+        "--warmup",
+        "200ms",
+    ]);
+    let c = cell(&r, "pipeline:2x8");
+    assert_eq!(c["errors"]["total"], 0, "{c}");
+    assert_eq!(c["connections"]["opened"], 2, "{c}");
+    assert!(c["throughput_rps"].as_f64().unwrap() > 100.0, "{c}");
+}
+
+#[test]
+fn nginx_pipelines_on_few_connections_without_errors() {
+    let (url, _) = nginx_urls();
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "pipeline:4x16",
+        "-c",
+        "64",
+        "-d",
+        "1s",
+        "--warmup",
+        "200ms",
+    ]);
+    let c = cell(&r, "pipeline:4x16");
+    assert_eq!(c["errors"]["total"], 0, "{c}");
+    assert_eq!(c["connections"]["opened"], 4, "{c}");
+    assert!(c["throughput_rps"].as_f64().unwrap() > 1000.0, "{c}");
+    assert!(c["behind_us"]["count"].as_u64().unwrap() > 0, "{c}");
+}
+
+#[test]
+fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
+    let server = PortServer::start("one_answer_server.py", &[]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    let started = Instant::now();
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "pipeline:2x4",
+        "-c",
+        "8",
+        "-d",
+        "2s",
+        "--warmup",
+        "0s",
+        "--timeout",
+        "1s",
+    ]);
+    let wall = started.elapsed().as_secs_f64();
+    assert!(wall < 2.0 + 1.0 + 3.0, "{wall:.1} s");
+    let c = cell(&r, "pipeline:2x4");
+    // The first answer on each connection arrives; those written behind
+    // it end with the connection: resets, and connections opened anew.
+    assert!(c["ok"].as_u64().unwrap() > 0, "{c}");
+    assert!(
+        c["errors"]["by_kind"]["reset"].as_u64().unwrap_or(0) > 0,
+        "{c}"
+    );
+    assert!(c["connections"]["opened"].as_u64().unwrap() > 2, "{c}");
+    assert!(finding(&r, "errors").is_some(), "{}", r["findings"]);
+}
