@@ -52,10 +52,11 @@ bench_keep() {
     } >"bench/results/$bench_name.md"
 }
 bench_cleanup() {
-    bench_keep
+    # The servers first: one that inherited our stdout holds tee's pipe.
     if [ -n "${nginx_pid:-}" ]; then kill "$nginx_pid" 2>/dev/null || true; wait "$nginx_pid" 2>/dev/null || true; fi
     if [ -n "${go_greeter_pid:-}" ]; then kill "$go_greeter_pid" 2>/dev/null || true; wait "$go_greeter_pid" 2>/dev/null || true; fi
     if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    bench_keep
     rm -rf "$bench_tmp"
 }
 trap 'bench_rc=$?; bench_cleanup' EXIT
@@ -126,7 +127,9 @@ http {
     }
 }
 CONF
-    nginx -p "$bench_tmp/nginx" -c "$bench_tmp/nginx/nginx.conf" &
+    # Not on our stdout: a server holding the pipe to tee would keep the
+    # script from ending (bench_keep waits for tee to finish).
+    nginx -p "$bench_tmp/nginx" -c "$bench_tmp/nginx/nginx.conf" >"$bench_tmp/nginx/logs/stdout" 2>&1 &
     nginx_pid=$!
     nginx_addr=127.0.0.1:$port
     local probe=(curl -sf)
@@ -155,7 +158,7 @@ start_go_greeter() {
     fi
     go_greeter_version=$(sed -n 's/^\s*google.golang.org\/grpc \(v[^ ]*\).*/grpc-go \1/p' "$dir/go.mod" | head -1)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    "$dir/greeter_server" -port "$port" 2>/dev/null &
+    "$dir/greeter_server" -port "$port" >/dev/null 2>&1 &
     go_greeter_pid=$!
     go_greeter_addr=127.0.0.1:$port
     for _ in $(seq 100); do

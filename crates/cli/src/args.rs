@@ -231,10 +231,12 @@ pub(crate) struct RunArgs {
 
     /// Strategies (repeat or comma list): per-request, shared,
     /// round-robin:N, least-loaded:N, pool:N, elastic:N+M,
-    /// take-or-create:N, partitioned:KxN; library baselines deadpool:N,
-    /// bb8:N (their generic pools over the same connector), and on mysql://
-    /// mysql-async:N (the MySQL client's own pool). A sized one without a size takes
-    /// each --pool size. [default: pool; built-in: the first six]
+    /// take-or-create:N, partitioned:KxN; on http:// pipeline:NxD (N
+    /// connections, D requests written ahead on each; pipeline:N is Nx16);
+    /// library baselines deadpool:N, bb8:N (their generic pools over the
+    /// same connector), and on mysql:// mysql-async:N (the MySQL client's own
+    /// pool). A sized one without a size takes each --pool size. [default:
+    /// pool; built-in: the first six]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,
 

@@ -221,14 +221,9 @@ impl<T: Target> Shared<T> {
                         .target
                         .first_byte(&lease)
                         .map(|at| request.saturating_sub(t2.saturating_duration_since(at)));
-                    let timing = Timing {
-                        checkout,
-                        connect,
-                        request,
-                        first_byte,
-                        behind: self.target.behind(&lease),
-                        bytes: reply.bytes,
-                    };
+                    let behind = self.target.behind(&lease);
+                    let timing =
+                        Timing::of((checkout, connect, request, first_byte, behind, reply.bytes));
                     return (Ok(timing), t2);
                 }
                 Some(Err(e)) => {

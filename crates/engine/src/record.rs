@@ -51,6 +51,27 @@ fn code_key(fault: &Fault) -> Option<String> {
 }
 
 impl Timing {
+    /// From (checkout, connect, request, first byte, behind, bytes).
+    pub(crate) fn of(
+        (checkout, connect, request, first_byte, behind, bytes): (
+            Duration,
+            Option<Duration>,
+            Duration,
+            Option<Duration>,
+            Option<Duration>,
+            u64,
+        ),
+    ) -> Timing {
+        Timing {
+            checkout,
+            connect,
+            request,
+            first_byte,
+            behind,
+            bytes,
+        }
+    }
+
     /// Checkout wait, connect and request: what the caller waited.
     pub(crate) fn total(&self) -> Duration {
         self.checkout + self.connect.unwrap_or_default() + self.request

@@ -226,7 +226,10 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Scenario, String> {
         return Err(format!("{origin}: no [[step]]"));
     }
     for n in &s.needs {
-        if !matches!(n.as_str(), "postgres" | "mysql" | "redis" | "pgbouncer" | "nginx") {
+        if !matches!(
+            n.as_str(),
+            "postgres" | "mysql" | "redis" | "pgbouncer" | "nginx"
+        ) {
             return Err(format!(
                 "{origin}: needs = \"{n}\": postgres, mysql, redis, pgbouncer or nginx"
             ));
