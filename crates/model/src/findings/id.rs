@@ -145,14 +145,14 @@ impl Id {
             Id::MachineBusy => 12,
             Id::StreamsCapped => 13,
             Id::PoolQueueing => 14,
-            Id::HeadOfLine => 14,
-            Id::TlsHandshakeBound => 15,
-            Id::IdleReuseRace => 16,
-            Id::Reconnects => 17,
-            Id::ClientHiddenCap => 18,
-            Id::ClientSingleConnection => 19,
-            Id::ClientIdleRace => 20,
-            Id::ClientChurn => 21,
+            Id::HeadOfLine => 15,
+            Id::TlsHandshakeBound => 16,
+            Id::IdleReuseRace => 17,
+            Id::Reconnects => 18,
+            Id::ClientHiddenCap => 19,
+            Id::ClientSingleConnection => 20,
+            Id::ClientIdleRace => 21,
+            Id::ClientChurn => 22,
             Id::BatchingServer
             | Id::FewSamples
             | Id::FleetOvercommit
