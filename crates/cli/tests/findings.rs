@@ -1,16 +1,9 @@
 //! Findings that hold for a server poolbench did not start and cannot
 //! read counters from: Python's http.server, slow or frozen.
+use crate::services::finding_of as finding;
 use crate::support::{run, Recorder};
 use crate::turns::ONE_AT_A_TIME;
 use std::process::Command;
-
-fn finding<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
-    r["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["id"] == id)
-}
 
 #[test]
 fn the_closed_loop_ceiling_is_flagged_for_an_external_server_and_nothing_recommended() {

@@ -2,24 +2,9 @@
 //! of their answers on each. Against the built-in server (plain, a long
 //! tail, `--batching`), nginx, and a server that answers one request per
 //! connection and closes.
-use crate::services::{nginx_urls, run_json, Serve};
+use crate::services::{cell_of as cell, finding_of as finding, nginx_urls, run_json, Serve};
 use crate::support::PortServer;
-use serde_json::Value;
 use std::time::Instant;
-
-fn finding<'a>(r: &'a Value, id: &str) -> Option<&'a Value> {
-    r["findings"].as_array()?.iter().find(|f| f["id"] == id)
-}
-
-/// The cell of `strategy` in `r`.
-fn cell<'a>(r: &'a Value, strategy: &str) -> &'a Value {
-    r["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["strategy"] == strategy)
-        .unwrap_or_else(|| panic!("no {strategy} cell: {r}"))
-}
 
 #[test]
 fn pipelined_requests_are_each_answered_and_head_of_line_blocking_is_named() {

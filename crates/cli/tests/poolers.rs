@@ -2,18 +2,9 @@
 //! SQLSTATE with the connection kept, and PgBouncer in transaction mode,
 //! where named prepared statements break (the `transaction-pooler`
 //! finding) and the unnamed statement and the simple protocol do not.
-use crate::services::{pg_url, pgbouncer_tx_url, run_json};
+use crate::services::{cell_of as cell, pg_url, pgbouncer_tx_url, run_json};
 use serde_json::Value;
 use std::process::Command;
-
-fn cell<'a>(r: &'a Value, strategy: &str) -> &'a Value {
-    r["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["strategy"] == strategy)
-        .unwrap_or_else(|| panic!("no cell {strategy}"))
-}
 
 fn has_finding(r: &Value, id: &str) -> bool {
     r["findings"]

@@ -432,3 +432,18 @@ pub fn assert_all_cells_work(result: &serde_json::Value, want: usize) {
         );
     }
 }
+
+/// The cell of `strategy` in a result.
+pub fn cell_of<'a>(r: &'a serde_json::Value, strategy: &str) -> &'a serde_json::Value {
+    r["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["strategy"] == strategy)
+        .unwrap_or_else(|| panic!("no cell {strategy}: {r}"))
+}
+
+/// The finding `id` of a result, if it names one.
+pub fn finding_of<'a>(r: &'a serde_json::Value, id: &str) -> Option<&'a serde_json::Value> {
+    r["findings"].as_array()?.iter().find(|f| f["id"] == id)
+}

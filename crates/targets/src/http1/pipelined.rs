@@ -12,7 +12,7 @@
 use crate::http1::wire::{Http1Conn, ReadHalf};
 use crate::{ErrorKind, Reply, RequestError};
 use bytes::Bytes;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
@@ -28,10 +28,6 @@ const MOST_GATHERED: usize = 64 * 1024;
 pub struct PipeState {
     /// The connection closed or failed: no handle may send on it.
     broken: AtomicBool,
-    /// Answers read.
-    answers: AtomicU64,
-    /// Answers that were several in one read of the socket.
-    batched: AtomicU64,
 }
 
 /// A handle to a pipelined connection; each lease holds its own, so what
@@ -112,15 +108,6 @@ impl H1Pipe {
     /// How long the last request waited behind the answer before it.
     pub(crate) fn behind(&self) -> Option<Duration> {
         self.behind
-    }
-
-    /// Answers read on this connection, and those that came several in
-    /// one read.
-    pub fn answers(&self) -> (u64, u64) {
-        (
-            self.state.answers.load(Relaxed),
-            self.state.batched.load(Relaxed),
-        )
     }
 
     /// Write `request` behind those already written and wait for its answer.
@@ -212,15 +199,10 @@ async fn read_loop(
 ) {
     let mut last_done: Option<Instant> = None;
     while let Some(p) = pending.recv().await {
-        let was_buffered = conn.buffered();
         let reply = conn.read_answer(p.bodiless).await;
         let done = Instant::now();
         let behind = last_done.map_or(Duration::ZERO, |d| d.saturating_duration_since(p.written));
         last_done = Some(done);
-        state.answers.fetch_add(1, Relaxed);
-        if was_buffered {
-            state.batched.fetch_add(1, Relaxed);
-        }
         let ends = reply.is_err() || conn.closes();
         let _ = p.answer.send(Answer {
             reply,

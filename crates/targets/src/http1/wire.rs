@@ -205,12 +205,6 @@ impl<I: Wire> Http1Conn<I> {
         reply
     }
 
-    /// Whether bytes of an answer not yet read are already buffered (it
-    /// came in the same read as the one before).
-    pub(crate) fn buffered(&self) -> bool {
-        self.filled > 0
-    }
-
     /// Whether the server said it closes after this answer (or the stream
     /// is in an unknown state).
     pub(crate) fn closes(&self) -> bool {
