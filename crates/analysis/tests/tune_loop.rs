@@ -273,11 +273,28 @@ pub(crate) fn tune_seeded(
     recovery: Duration,
     seed: u64,
 ) -> TuneResult {
+    tune_within(
+        service,
+        (c, families),
+        recovery,
+        seed,
+        Duration::from_secs(120),
+    )
+}
+
+/// The same, within `budget`.
+fn tune_within(
+    service: Service,
+    (c, families): (usize, &[&str]),
+    recovery: Duration,
+    seed: u64,
+    budget: Duration,
+) -> TuneResult {
     let clock = SimClock::default();
     let setup = Setup {
         load: TuneLoad::Concurrency(c),
         slo: None,
-        budget: Duration::from_secs(120),
+        budget,
         recovery,
         families: families.iter().map(|f| f.to_string()).collect(),
         most_in_flight: 4 * c,
@@ -629,4 +646,53 @@ fn a_plateau_reached_gradually_gets_near_its_smallest_size_within_5_percent() {
     }
     let within = picks.iter().filter(|&&p| (16..=24).contains(&p)).count();
     assert!(within >= 18, "picks {picks:?}");
+}
+
+#[test]
+fn a_budget_spent_before_a_smaller_size_is_confirmed_answers_the_reference() {
+    // The gradual plateau again, with budgets too short to finish the
+    // pool search: once sizes were compared with the reference, the
+    // answer is the reference (healthy in every round), said to be so,
+    // never "no pool meets the bounds" for a healthy service.
+    let service = Service {
+        noise: 0.1,
+        drift: 0.2,
+        soft: Some(6.7),
+        ..Service::new(200, 1.0)
+    };
+    let mut referenced = 0;
+    for (seed, secs) in (1..=8u64).flat_map(|s| (4..=12u64).map(move |b| (s, 5 * b))) {
+        let r = tune_within(
+            service.clone(),
+            (64, &["pool"]),
+            Duration::from_secs(60),
+            seed * 0x9e37_79b9,
+            Duration::from_secs(secs),
+        );
+        if r.comparisons.is_empty() {
+            continue;
+        }
+        let pick = r.recommendation.as_ref().unwrap_or_else(|| {
+            panic!(
+                "seed {seed}, {secs} s: no answer: {:?}\n{}",
+                r.reason,
+                trail(&r)
+            )
+        });
+        let smaller = r.comparisons.iter().any(|c| c.pool_size < c.reference);
+        if pick.pool_size == 64 && smaller {
+            referenced += 1;
+            let note = r.inferences.iter().find(|i| i.id == "reference-answer");
+            let note = note.unwrap_or_else(|| panic!("{secs} s: the reference unexplained"));
+            let closest = r.comparisons.iter().filter(|c| c.pool_size < 64);
+            assert!(
+                closest
+                    .clone()
+                    .any(|c| note.text.contains(&format!(" {},", c.pool_size))),
+                "{secs} s: {}",
+                note.text
+            );
+        }
+    }
+    assert!(referenced >= 1, "no budget ended on the reference");
 }

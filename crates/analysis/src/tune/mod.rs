@@ -106,6 +106,8 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
             r.cap = vet::cap_reason(result, p);
             let ceiling = vet::ceiling(result, p);
             result.inferences.extend(ceiling);
+            let note = reference_note(result, p);
+            result.inferences.extend(note);
             (Some(r), None)
         }
         Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
@@ -166,8 +168,9 @@ fn paired_pick<'a>(
         .filter(|p| meets(p, slo, stall_s).is_err())
         .map(|p| p.pool_size)
         .collect();
-    let pick = pool_search::confirmed_pick(compared, &failed)
-        .ok_or("the confirmation rejected every size it measured")?;
+    let Some(pick) = pool_search::confirmed_pick(compared, &failed) else {
+        return reference_pick(points, compared, family, &failed);
+    };
     let point = points
         .iter()
         .rev()
@@ -175,6 +178,75 @@ fn paired_pick<'a>(
         .find(|p| p.phase == TunePhase::Confirm && p.pool_size == pick.pool_size)
         .ok_or("the pick has no confirmation point")?;
     Ok((point, Vec::new()))
+}
+
+/// No smaller size was confirmed (the confirmation rejected them, or the
+/// budget ran out before one was): the reference, as many connections as
+/// requests in flight, measured in every round and healthy in each, is
+/// the answer that is known to carry the load. Not when it broke the
+/// bounds itself.
+fn reference_pick<'a>(
+    points: &'a [TunePoint],
+    compared: &[&TuneComparison],
+    family: &str,
+    failed: &[usize],
+) -> Result<(&'a TunePoint, Vec<usize>), String> {
+    let none = || "the confirmation rejected every size it measured".to_string();
+    let reference = compared.last().map(|c| c.reference).ok_or_else(none)?;
+    if failed.contains(&reference) {
+        return Err(none());
+    }
+    points
+        .iter()
+        .rev()
+        .filter(|p| family_of(&p.strategy) == family && p.pool_size == reference)
+        .find(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+        .map(|p| (p, Vec::new()))
+        .ok_or_else(none)
+}
+
+/// Said when the answer is the reference though smaller sizes were
+/// compared with it: which of them came close, or that none did.
+fn reference_note(result: &TuneResult, p: &TunePoint) -> Option<poolbench_model::Inference> {
+    let family = family_of(&p.strategy);
+    let compared: Vec<&TuneComparison> = result
+        .comparisons
+        .iter()
+        .filter(|c| c.family == family && c.reference == p.pool_size)
+        .collect();
+    let smaller: Vec<Verdict> = pool_search::verdicts(&compared, &[])
+        .into_iter()
+        .filter(|v| v.pool_size < p.pool_size)
+        .collect();
+    let closest = smaller.iter().max_by(|a, b| a.ratio.total_cmp(&b.ratio))?;
+    let unconfirmed: Vec<String> = smaller
+        .iter()
+        .filter(|v| v.good)
+        .map(|v| v.pool_size.to_string())
+        .collect();
+    let text = match unconfirmed.is_empty() {
+        true => format!(
+            "{n} connections (the client's load) is the answer: no smaller pool compared with it read within 5% of its throughput (the closest, {}, at {:.3}× over {} rounds)",
+            closest.pool_size,
+            closest.ratio,
+            closest.rounds,
+            n = p.pool_size
+        ),
+        false => format!(
+            "{n} connections (the client's load) is the answer: it carried the load in every round, and no smaller pool was confirmed ({} read within 5% of it before {}); a longer --budget gives the confirmation its rounds",
+            unconfirmed.join(", "),
+            match result.stopped_early {
+                Some(_) => "the search stopped early",
+                None => "the budget ran out or the confirmation read them lower",
+            },
+            n = p.pool_size
+        ),
+    };
+    Some(poolbench_model::Inference {
+        id: "reference-answer".into(),
+        text,
+        evidence: format!("{} smaller sizes compared", smaller.len()),
+    })
 }
 
 fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRecommendation {
