@@ -106,6 +106,16 @@ impl Measure for Sim {
             StrategySpec::Pool(Some(n)) => (n.min(ask.in_flight), n),
             StrategySpec::RoundRobin(Some(n)) => (n.saturating_mul(streams).min(ask.in_flight), n),
             StrategySpec::Shared => (streams.min(ask.in_flight), 1),
+            // HTTP/1.1 answers a connection's pipelined requests one at a
+            // time: the server works on one request per connection.
+            StrategySpec::Pipeline(Some(n), Some(d)) => {
+                assert!(
+                    n * d >= ask.in_flight,
+                    "{} leaves requests out",
+                    ask.strategy
+                );
+                (n.min(ask.in_flight), n)
+            }
             _ => (ask.in_flight, 0),
         };
         let warmup = match ask.phase {
@@ -282,6 +292,28 @@ pub(crate) fn tune_seeded(
     )
 }
 
+/// The whole search, with families skipped before it (family, why).
+fn tune_skipping(
+    service: Service,
+    c: usize,
+    families: &[&str],
+    skipped: &[(&str, &str)],
+) -> TuneResult {
+    SKIPPED.with(|s| {
+        *s.borrow_mut() = skipped
+            .iter()
+            .map(|(f, why)| (f.to_string(), why.to_string()))
+            .collect()
+    });
+    tune(service, c, families, Duration::from_secs(60))
+}
+
+thread_local! {
+    /// Families the next search skips (`tune_skipping`).
+    static SKIPPED: std::cell::RefCell<Vec<(String, String)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The same, within `budget`.
 fn tune_within(
     service: Service,
@@ -299,6 +331,7 @@ fn tune_within(
         families: families.iter().map(|f| f.to_string()).collect(),
         most_in_flight: 4 * c,
         warmup: WARMUP,
+        skipped: SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())),
     };
     let sim = Sim {
         service,
@@ -695,4 +728,70 @@ fn a_budget_spent_before_a_smaller_size_is_confirmed_answers_the_reference() {
         }
     }
     assert!(referenced >= 1, "no budget ended on the reference");
+}
+
+#[test]
+fn a_pipeline_is_searched_over_its_connections_and_the_fewest_win_a_tie() {
+    // HTTP/1.1 answers one request at a time per connection: against a
+    // service serving 24 at once, 23-24 connections each with ⌈64 ÷ n⌉
+    // written ahead carry what pool:24 carries; a tie, the fewer win.
+    let families = ["pool", "pipeline"];
+    let r = tune(
+        Service::new(24, 20.0),
+        64,
+        &families,
+        Duration::from_secs(60),
+    );
+    let found = |f: &str| r.families_found.iter().find(|a| a.family == f).cloned();
+    let pipe = found("pipeline").and_then(|a| a.pool_size);
+    let pipe = pipe.unwrap_or_else(|| panic!("{:?}\n{}", r.families_found, trail(&r)));
+    assert!((23..=27).contains(&pipe), "pipeline {pipe}\n{}", trail(&r));
+    let rec = r.recommendation.as_ref().expect("an answer");
+    assert!(rec.pool_size <= 27, "{}", rec.spec);
+    if rec.strategy == "pipeline" {
+        let d = 64usize.div_ceil(rec.pool_size);
+        assert_eq!(rec.spec, format!("pipeline:{}x{d}", rec.pool_size));
+        let setting = format!("max_pipeline_size, {d}");
+        assert!(rec.settings.iter().any(|s| s.setting.contains(&setting)));
+    }
+    // Every pipeline point had a window place for each of the client's
+    // requests, and no more windows than that needs.
+    for p in r
+        .points
+        .iter()
+        .filter(|p| p.strategy.starts_with("pipeline:"))
+    {
+        let (n, d) = p.strategy["pipeline:".len()..].split_once('x').unwrap();
+        let (n, d): (usize, usize) = (n.parse().unwrap(), d.parse().unwrap());
+        assert!(n * d >= 64 && n * (d - 1) < 64, "{}", p.strategy);
+    }
+}
+
+#[test]
+fn a_family_skipped_before_the_search_keeps_its_reason_and_the_others_answer() {
+    let why = "the server does not answer pipelined requests (closed after 1 of 16)";
+    let families = ["pool", "pipeline"];
+    let r = tune_skipping(Service::new(24, 20.0), 64, &families, &[("pipeline", why)]);
+    let pipe = r.families_found.iter().find(|a| a.family == "pipeline");
+    let pipe = pipe.expect("the pipeline family answered");
+    assert_eq!(pipe.pool_size, None);
+    assert_eq!(pipe.reason.as_deref(), Some(why));
+    assert!(!r.points.iter().any(|p| p.strategy.starts_with("pipeline")));
+    let rec = r.recommendation.as_ref().expect("pool answers");
+    assert_eq!(rec.strategy, "pool");
+}
+
+#[test]
+fn every_family_skipped_loads_nothing_and_says_each_reason() {
+    let why = "the server does not answer pipelined requests (closed after 1 answer)";
+    let r = tune_skipping(
+        Service::new(24, 20.0),
+        64,
+        &["pipeline"],
+        &[("pipeline", why)],
+    );
+    assert!(r.points.is_empty(), "{}", trail(&r));
+    assert!(r.recommendation.is_none());
+    let reason = r.reason.as_deref().unwrap_or_default();
+    assert!(reason.contains(why), "{reason}");
 }

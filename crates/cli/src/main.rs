@@ -31,6 +31,7 @@ mod tune_args;
 mod tune_cmd;
 mod tune_fleet;
 mod tune_idle;
+mod tune_pipeline;
 mod tune_search;
 
 use clap::Parser;

@@ -44,8 +44,12 @@ pub(crate) struct TuneArgs {
     pub(crate) recovery: Duration,
 
     /// Strategy families to search (comma list): pool, round-robin,
-    /// least-loaded, take-or-create, shared, per-request. [default: pool
-    /// for HTTP/1.1 and databases; shared and round-robin for h2c and gRPC]
+    /// least-loaded, take-or-create, shared, per-request, pipeline.
+    /// `pipeline` (http:// only, with -c): N connections searched as pool
+    /// sizes are, each with ⌈C ÷ N⌉ requests written ahead; a server that
+    /// does not answer pipelined requests is named and the family skipped.
+    /// [default: pool for HTTP/1.1 and databases; shared and round-robin
+    /// for h2c and gRPC]
     #[arg(short, long, value_delimiter = ',', value_parser = parse::strategy)]
     pub(crate) strategy: Vec<StrategySpec>,
 

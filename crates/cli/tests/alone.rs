@@ -16,3 +16,4 @@ mod prometheus;
 mod scale;
 mod scenarios;
 mod tune;
+mod tune_pipeline;

@@ -2,7 +2,9 @@
 //! of their answers on each. Against the built-in server (plain, a long
 //! tail, `--batching`), nginx, and a server that answers one request per
 //! connection and closes.
-use crate::services::{cell_of as cell, finding_of as finding, nginx_urls, run_json, Serve};
+use crate::services::{
+    cell_of as cell, finding_of as finding, nginx_urls, run_json, tune_json, Serve,
+};
 use crate::support::PortServer;
 use std::time::Instant;
 
@@ -117,4 +119,32 @@ fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
     );
     assert!(c["connections"]["opened"].as_u64().unwrap() > 2, "{c}");
     assert!(finding(&r, "errors").is_some(), "{}", r["findings"]);
+}
+
+#[test]
+fn tune_skips_the_pipeline_at_a_server_that_refuses_it_and_says_why() {
+    let server = PortServer::start("one_answer_server.py", &[]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    let started = Instant::now();
+    // pipeline alone: nothing to recommend, exit 1, the reason named
+    // before any load of the family.
+    let (r, _) = tune_json(
+        &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
+        &[1],
+    );
+    assert!(started.elapsed().as_secs_f64() < 20.0);
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("does not answer pipelined requests")
+            && reason.contains("closed the connection after 1 answer"),
+        "{reason}"
+    );
+    let points = r["points"].as_array().unwrap();
+    assert!(
+        !points.iter().any(|p| p["strategy"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("pipeline")),
+        "{points:?}"
+    );
 }

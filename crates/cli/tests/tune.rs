@@ -422,6 +422,11 @@ fn bad_input_is_refused_before_any_load() {
     refuse(&["-c", "4", "-s", "pool:4"], "give the family alone");
     refuse(&["-c", "4", "-s", "elastic"], "tune searches the families");
     refuse(
+        &["h2c://127.0.0.1:9/", "-c", "4", "-s", "pipeline"],
+        "pipelining is HTTP/1.1",
+    );
+    refuse(&["--rate", "100", "-s", "pipeline"], "not at a --rate");
+    refuse(
         &["-c", "4", "-o", "x.csv"],
         "tune writes .json, .html or .txt",
     );

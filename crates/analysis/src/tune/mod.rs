@@ -28,11 +28,12 @@ pub use pool_search::{
 };
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
-pub use settings::{settings, settings_with};
+pub use settings::{pipelined, settings, settings_with};
 pub use timeouts::{acquire_ms, client_idle_s, timeouts, ACQUIRE_FLOOR_MS, ACQUIRE_HEADROOM};
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
 
 use poolbench_model::findings::Id;
+use poolbench_model::StrategySpec;
 use poolbench_model::{
     FamilyAnswer, Slo, TuneComparison, TunePhase, TunePoint, TuneRecommendation, TuneResult,
 };
@@ -101,7 +102,10 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         Some(Ok((p, tied))) => {
             let mut r = recommendation(p, tied, scheme);
             let t = timeouts(p, slo.as_ref(), result.server_idle.as_ref());
-            r.settings = settings_with(scheme, &r.strategy, r.pool_size, &t);
+            r.settings = match r.spec.parse() {
+                Ok(StrategySpec::Pipeline(Some(n), Some(d))) => settings::pipelined(n, d),
+                _ => settings_with(scheme, &r.strategy, r.pool_size, &t),
+            };
             r.timeouts = (t != Default::default()).then_some(t);
             r.cap = vet::cap_reason(result, p);
             let ceiling = vet::ceiling(result, p);

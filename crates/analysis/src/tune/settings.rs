@@ -37,6 +37,21 @@ pub fn settings_with(scheme: &str, family: &str, n: usize, t: &PoolTimeouts) -> 
     }
 }
 
+/// A pipelining answer, `n` connections each with `d` requests written
+/// ahead, in the HTTP/1.1 clients that pipeline.
+pub fn pipelined(n: usize, d: usize) -> Vec<ClientSetting> {
+    vec![
+        one(
+            "Erlang ibrowse",
+            format!("[{{max_sessions, {n}}}, {{max_pipeline_size, {d}}}] in the request options"),
+        ),
+        one(
+            "Node.js undici",
+            format!("new Pool(origin, {{ connections: {n}, pipelining: {d} }})"),
+        ),
+    ]
+}
+
 /// The timeouts as the settings write them: ms and seconds.
 struct Timeouts {
     acquire_ms: Option<u64>,

@@ -43,7 +43,11 @@ pub async fn probe(
             while done < depth {
                 let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
                 if n == 0 {
-                    return Err("connection closed during the probe".to_string());
+                    return Err(format!(
+                        "it closed the connection after {} answer{}",
+                        out.responses,
+                        if out.responses == 1 { "" } else { "s" }
+                    ));
                 }
                 buf.extend_from_slice(&chunk[..n]);
                 let complete = take_responses(&mut buf)?;

@@ -22,6 +22,11 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// Search one family's pool size and confirm it.
     pub(crate) fn family_phase(&mut self, family: &str) -> Result<(), M::Error> {
         let in_flight = self.client_in_flight();
+        let skipped = self.setup.skipped.iter().find(|(f, _)| f == family);
+        if let Some((_, why)) = skipped {
+            let why = why.clone();
+            return self.no_answer(family, why);
+        }
         let spec = family_spec(family);
         if !spec.needs_size() {
             // One way to connect, nothing to size: measure it, repeated.
@@ -105,7 +110,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             TunePhase::Confirm => (CONFIRM_ROUNDS, CONFIRM_ROUNDS),
             _ => (2, MOST_ROUNDS),
         };
-        let ask = |size: usize| self.ask(phase, spec.with_size(size), self.client_in_flight());
+        let in_flight = self.client_in_flight();
+        let ask = |size: usize| self.ask(phase, sized(spec, size, in_flight), in_flight);
         let (mine, theirs) = (ask(n), ask(reference));
         let rate = self.rate();
         let (mut a, mut r, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
@@ -322,8 +328,21 @@ fn family_spec(family: &str) -> StrategySpec {
         "round-robin" => StrategySpec::RoundRobin(None),
         "least-loaded" => StrategySpec::LeastLoaded(None),
         "take-or-create" => StrategySpec::TakeOrCreate(None),
+        "pipeline" => StrategySpec::Pipeline(None, None),
         "shared" => StrategySpec::Shared,
         "per-request" => StrategySpec::PerRequest,
         _ => StrategySpec::Pool(None),
+    }
+}
+
+/// `spec` with `n` connections at the client's load of `in_flight`: a
+/// pipelining family writes ⌈in flight ÷ n⌉ requests ahead on each, so
+/// every request has a place in a window and the search is over N alone.
+fn sized(spec: StrategySpec, n: usize, in_flight: usize) -> StrategySpec {
+    match spec {
+        StrategySpec::Pipeline(None, _) => {
+            StrategySpec::Pipeline(Some(n), Some(in_flight.div_ceil(n.max(1)).max(1)))
+        }
+        other => other.with_size(n),
     }
 }

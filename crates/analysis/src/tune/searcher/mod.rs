@@ -16,7 +16,12 @@ use poolbench_model::TuneResult;
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The whole search; the result before its conclusions (`conclude`).
     pub fn run(mut self) -> Result<TuneResult, M::Error> {
-        self.capacity_phase()?;
+        // Every family skipped before the search (each with its reason):
+        // nothing is worth loading the service for.
+        let searched = |f: &String| !self.setup.skipped.iter().any(|(s, _)| s == f);
+        if self.setup.families.iter().any(searched) {
+            self.capacity_phase()?;
+        }
         let families = self.setup.families.clone();
         for (i, family) in families.iter().enumerate() {
             if self.stopped() {

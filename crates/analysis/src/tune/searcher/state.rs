@@ -87,6 +87,9 @@ pub struct Setup {
     pub most_in_flight: usize,
     /// The warm-up before each run's window (none in recovery).
     pub warmup: Duration,
+    /// Families not to search, with why (`pipeline` against a server
+    /// that does not answer pipelined requests).
+    pub skipped: Vec<(String, String)>,
 }
 
 /// Findings every search makes on purpose (a pool below the load, one run

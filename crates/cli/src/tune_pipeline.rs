@@ -1,0 +1,39 @@
+//! `tune -s pipeline`: before the search, whether the server answers
+//! pipelined HTTP/1.1 requests at all (the `--pipeline` probe, on a
+//! connection of its own); a server that closes, stops answering or
+//! answers garbled is named and the family skipped with the reason.
+use poolbench_model::Plan;
+use std::time::Duration;
+
+/// Requests the probe writes ahead: the depth the search will use at the
+/// client's load on two connections, at most 16 (a server that answers
+/// 16 in order answers more).
+pub(crate) fn probe_depth(in_flight: usize) -> usize {
+    in_flight.div_ceil(2).clamp(2, 16)
+}
+
+/// `Some(why)` when the family must be skipped: the server did not
+/// answer `depth` pipelined requests, in order, within `timeout`.
+pub(crate) fn refused(plan: &Plan, depth: usize, timeout: Duration) -> Option<String> {
+    let answer = (|| -> Result<(), String> {
+        let addr = poolbench_targets::resolve(&plan.target).map_err(|e| e.to_string())?;
+        let sources = poolbench_targets::Sources::of_options(&plan.target_options, addr)?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        runtime
+            .block_on(poolbench_targets::pipeline::probe(
+                &sources,
+                addr,
+                &plan.target.authority,
+                &plan.target.path,
+                depth,
+                timeout,
+            ))
+            .map(|_| ())
+    })();
+    answer.err().map(|e| {
+        format!("the server does not answer pipelined requests ({depth} written ahead on one connection: {e}); a pool of connections is the way to this server")
+    })
+}
