@@ -52,6 +52,7 @@ fn every_check_has_a_fixture_test() {
         "not-achieved",
         "outage",
         "over-budget",
+        "pipeline-refused",
         "pool-beyond-client",
         "pool-bound",
         "pool-queueing",

@@ -30,3 +30,33 @@ fn little_or_no_wait_behind_is_not() {
     // Strategies that do not pipeline carry no `behind_us`.
     assert!(evidence(&run(vec![pipelined(30.0, None)]), "head-of-line").is_empty());
 }
+
+/// A pipelined cell against a server that answers one request a
+/// connection: `resets` failed behind answers, `per` answers a connection.
+fn refused(resets: u64, per: f64) -> CellResult {
+    let mut c = cell("pipeline:2x4", 8)
+        .throughput(600.0)
+        .latency_ms(2.0)
+        .errors("reset", resets)
+        .build();
+    c.behind_us = Some(summary(c.ok, 100.0, 400.0));
+    c.connections.opened = (c.ok as f64 / per).ceil() as u64;
+    c.connections.requests_per_connection = per;
+    c
+}
+
+#[test]
+fn a_server_answering_one_request_a_connection_is_named() {
+    let lines = evidence(&run(vec![refused(300, 1.0)]), "pipeline-refused");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("300 requests failed"), "{}", lines[0]);
+    assert!(lines[0].contains("1.0 answers each"), "{}", lines[0]);
+}
+
+#[test]
+fn a_connection_carrying_many_answers_or_no_resets_is_not() {
+    // A pipelining server whose connections were reset now and then.
+    assert!(evidence(&run(vec![refused(3, 500.0)]), "pipeline-refused").is_empty());
+    // No failures at all.
+    assert!(evidence(&run(vec![refused(0, 1.0)]), "pipeline-refused").is_empty());
+}

@@ -119,6 +119,9 @@ fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
     );
     assert!(c["connections"]["opened"].as_u64().unwrap() > 2, "{c}");
     assert!(finding(&r, "errors").is_some(), "{}", r["findings"]);
+    let refused = finding(&r, "pipeline-refused");
+    let refused = refused.unwrap_or_else(|| panic!("{}", r["findings"]));
+    assert!(refused.to_string().contains("answers one"), "{refused}");
 }
 
 #[test]

@@ -145,6 +145,18 @@ fn pool_size_grid_passes_its_expectations() {
 }
 
 #[test]
+fn http_client_sweep_pipelined_passes_its_expectations() {
+    assert!(
+        std::env::var("POOLBENCH_NGINX_URL").is_ok(),
+        "nginx is missing: run the tests through scripts/test.sh"
+    );
+    passes(
+        "http-client-sweep-pipelined",
+        &[("duration = \"1s\"", "duration = \"500ms\"")],
+    );
+}
+
+#[test]
 fn a_failed_expectation_exits_1_and_says_which() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The file's own output: written though an expectation failed.
@@ -189,6 +201,7 @@ fn scenarios_are_listed_shown_and_bad_ones_refused() {
         "db-pool-starvation-mysql",
         "pool-size-grid",
         "pooler-in-front",
+        "http-client-sweep-pipelined",
     ] {
         assert!(list.contains(name), "{list}");
         // What `show` prints is the file under crates/cli/scenarios/.

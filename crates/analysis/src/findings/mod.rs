@@ -31,6 +31,7 @@ mod nested_checkout_starvation;
 mod not_achieved;
 mod outage;
 pub(crate) mod over_budget;
+mod pipeline_refused;
 pub(crate) mod pool_beyond_client;
 pub(crate) mod pool_bound;
 mod pool_queueing;
@@ -69,6 +70,7 @@ pub const CHECKS: &[Check] = &[
     not_achieved::CHECK,
     outage::CHECK,
     over_budget::CHECK,
+    pipeline_refused::CHECK,
     pool_beyond_client::CHECK,
     pool_bound::CHECK,
     pool_queueing::CHECK,

@@ -12,7 +12,7 @@ use clap::Parser;
 use std::path::{Path, PathBuf};
 
 /// The scenarios shipped in the binary (also under `scenarios/`).
-const BUILT_IN: [(&str, &str); 6] = [
+const BUILT_IN: [(&str, &str); 7] = [
     (
         "slow-api-pools",
         include_str!("../../scenarios/slow-api-pools.toml"),
@@ -36,6 +36,10 @@ const BUILT_IN: [(&str, &str); 6] = [
     (
         "pooler-in-front",
         include_str!("../../scenarios/pooler-in-front.toml"),
+    ),
+    (
+        "http-client-sweep-pipelined",
+        include_str!("../../scenarios/http-client-sweep-pipelined.toml"),
     ),
 ];
 

@@ -121,6 +121,23 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         },
     ),
     (
+        Id::PipelineRefused,
+        Explanation {
+            means: "On a pipelined strategy (`pipeline:NxD`) the server closed connections after \
+                about one answer each (fewer than 2 answers a connection opened), and the \
+                requests written behind that answer failed as resets: a server that answers \
+                one request per connection (`Connection: close`) or drops what was sent \
+                ahead.",
+            matters: "Pipelining needs a server that keeps the connection and answers every \
+                  request written on it in order. Against one that does not, every connection \
+                  carries one request and fails the rest: the cell measures reconnects and \
+                  failures, not pipelining.",
+            fix: "Use a pool (`pool:N`) against this server, or enable keep-alive on it. \
+              `tune -s pipeline` checks this before any load and skips the family with the \
+              reason.",
+        },
+    ),
+    (
         Id::HeadOfLine,
         Explanation {
             means: "On a pipelined strategy (`pipeline:NxD`) requests waited behind earlier \

@@ -30,6 +30,7 @@ pub enum Id {
     NotAchieved,
     Outage,
     OverBudget,
+    PipelineRefused,
     PoolBeyondClient,
     PoolBound,
     PoolQueueing,
@@ -47,7 +48,7 @@ pub enum Id {
 
 impl Id {
     /// Every id this version finds, in the order of their names.
-    pub const ALL: [Id; 31] = [
+    pub const ALL: [Id; 32] = [
         Id::BatchingServer,
         Id::ClientChurn,
         Id::ClientHiddenCap,
@@ -69,6 +70,7 @@ impl Id {
         Id::NotAchieved,
         Id::Outage,
         Id::OverBudget,
+        Id::PipelineRefused,
         Id::PoolBeyondClient,
         Id::PoolBound,
         Id::PoolQueueing,
@@ -105,6 +107,7 @@ impl Id {
             Id::NotAchieved => "not-achieved",
             Id::Outage => "outage",
             Id::OverBudget => "over-budget",
+            Id::PipelineRefused => "pipeline-refused",
             Id::PoolBeyondClient => "pool-beyond-client",
             Id::PoolBound => "pool-bound",
             Id::PoolQueueing => "pool-queueing",
@@ -146,13 +149,14 @@ impl Id {
             Id::StreamsCapped => 13,
             Id::PoolQueueing => 14,
             Id::HeadOfLine => 15,
-            Id::TlsHandshakeBound => 16,
-            Id::IdleReuseRace => 17,
-            Id::Reconnects => 18,
-            Id::ClientHiddenCap => 19,
-            Id::ClientSingleConnection => 20,
-            Id::ClientIdleRace => 21,
-            Id::ClientChurn => 22,
+            Id::PipelineRefused => 16,
+            Id::TlsHandshakeBound => 17,
+            Id::IdleReuseRace => 18,
+            Id::Reconnects => 19,
+            Id::ClientHiddenCap => 20,
+            Id::ClientSingleConnection => 21,
+            Id::ClientIdleRace => 22,
+            Id::ClientChurn => 23,
             Id::BatchingServer
             | Id::FewSamples
             | Id::FleetOvercommit
