@@ -42,8 +42,9 @@
 #
 # For each service: (a) the grid, `poolbench run URL -s pool -c C --pool
 # 1,2,..,10,11,..,C` (each size at most 10% above the one before), -d 2s
-# --warmup 500ms --reps 2 --format json; per size its throughput, p99, error
-# rate and stalls; the best throughput, the smallest pool within 5% of it,
+# --warmup 500ms --format json, in two passes of one run a size (sizes up,
+# then down, so the machine's drift over the grid cancels); per size its
+# mean throughput, p99, error rate and stalls; the best throughput, the smallest pool within 5% of it,
 # and the smallest pool that fails (> 1% errors or a stall). Except:
 #   fastapi    sizes 1..16 (16 is its first failing size), each size its own
 #              `poolbench run` on a freshly started app (SIGKILL by PID, wait,
@@ -197,7 +198,7 @@ start_nginx_service() {
 
 start_python() {
     local model=$1
-    "$py" bench/services/limited_http.py "$model" >"$tmp/$model.out" 2>&1 &
+    setsid "$py" bench/services/limited_http.py "$model" >"$tmp/$model.out" 2>&1 &
     svc_pid=$!
     wait_addr_line http "$tmp/$model.out" || { cat "$tmp/$model.out" >&2; return 1; }
     url="http://$addr/"
@@ -243,7 +244,7 @@ start_pg_cpu() {
 }
 
 start_builtin() {
-    "$bin" serve --listen 127.0.0.1:0 --delay 20ms --max-inflight 24 >"$tmp/serve.out" 2>&1 &
+    setsid "$bin" serve --listen 127.0.0.1:0 --delay 20ms --max-inflight 24 >"$tmp/serve.out" 2>&1 &
     svc_pid=$!
     wait_addr_line http "$tmp/serve.out" || { cat "$tmp/serve.out" >&2; return 1; }
     url="http://$addr/"
@@ -254,7 +255,7 @@ start_builtin() {
 
 # The FastAPI app alone, on the PostgreSQL already started; sets $url.
 start_fastapi_app() {
-    PGSSLMODE=disable "$py" bench/services/fastapi_sqlalchemy.py --dsn "$fastapi_dsn" \
+    PGSSLMODE=disable setsid "$py" bench/services/fastapi_sqlalchemy.py --dsn "$fastapi_dsn" \
         >"$tmp/fastapi.out" 2>&1 &
     svc_pid=$!
     wait_addr_line http "$tmp/fastapi.out" || { tail -20 "$tmp/fastapi.out" >&2; return 1; }
@@ -286,7 +287,7 @@ start_go_grpc() {
     }
     (cd "bench/services/$dir" && go build -buildvcs=false -o "$tmp/$name" .) \
         >"$tmp/$name.build" 2>&1 || { cat "$tmp/$name.build" >&2; return 1; }
-    "$tmp/$name" "$@" >"$tmp/$name.out" 2>&1 &
+    setsid "$tmp/$name" "$@" >"$tmp/$name.out" 2>&1 &
     svc_pid=$!
     wait_addr_line grpc "$tmp/$name.out" || { cat "$tmp/$name.out" >&2; return 1; }
     url="grpc://$addr/"
@@ -350,8 +351,29 @@ run_cells() {
         [ -n "$pool" ] || pool=1
     fi
     "$bin" run "$url" "${run_extra[@]}" -s "$strategies" -c "$c" --pool "$pool" \
-        -d "$cell_duration" --warmup "$cell_warmup" --reps "$cell_reps" --format json -q \
+        -d "$cell_duration" --warmup "$cell_warmup" --reps "${pass_reps:-$cell_reps}" --format json -q \
         -o "$file" >/dev/null 2>"$file.err"
+}
+
+# The grid in $cell_reps passes of one run per size, sizes up then down
+# in turn: a drift of the machine over the grid's minutes then touches
+# small and large sizes alike (one pass upwards read a machine that sped
+# up over 4 minutes as throughput rising with the pool). Into FILE.
+run_passes() {
+    local sizes=$1 file=$2 pass order r rc=0 parts=()
+    for pass in $(seq "$cell_reps"); do
+        order=$sizes
+        [ $((pass % 2)) -eq 0 ] && order=$(tr ',' '\n' <<<"$sizes" | tac | paste -sd,)
+        pass_reps=1 run_cells "$order" "${file%.json}.pass$pass.json"
+        r=$?
+        if [ $r -ne 0 ]; then
+            rc=$r
+            sed 's/^/  run: /' "${file%.json}.pass$pass.json.err" | head -20
+        fi
+        parts+=("${file%.json}.pass$pass.json")
+    done
+    merge_grid "$file" "${parts[@]}"
+    return $rc
 }
 
 # Merge grid JSON files into the first argument's file: every cell in one
@@ -509,7 +531,7 @@ for s in "${wanted[@]}"; do
     strategies=$grid_strategy
     [ -n "$one_is_shared" ] && strategies="shared (size 1), $grid_strategy (the others)"
     echo "== $s: $about at ${url%%\?*}, c=$c"
-    echo "  grid: $(tr ',' '\n' <<<"$sizes" | wc -l) pool sizes ($sizes), -s $strategies, -d $cell_duration --warmup $cell_warmup --reps $cell_reps${fresh_per_size:+, each size its own run on a freshly started service}"
+    echo "  grid: $(tr ',' '\n' <<<"$sizes" | wc -l) pool sizes ($sizes), -s $strategies, -d $cell_duration --warmup $cell_warmup, ${fresh_per_size:+--reps $cell_reps, each size its own run on a freshly started service}${fresh_per_size:-$cell_reps passes of one run a size, up then down}"
     t0=$(now)
     rm -f "$out/$s".grid.*json "$out/$s".grid.*err
     if [ -n "$fresh_per_size" ]; then
@@ -532,10 +554,8 @@ for s in "${wanted[@]}"; do
         done
         merge_grid "$out/$s.grid.json" "${parts[@]}"
     else
-        run_cells "$sizes" "$out/$s.grid.raw.json"
+        run_passes "$sizes" "$out/$s.grid.json"
         rc=$?
-        [ $rc -ne 0 ] && sed 's/^/  run: /' "$out/$s.grid.raw.json.err" | head -20
-        merge_grid "$out/$s.grid.json" "$out/$s.grid.raw.json"
     fi
     echo "  grid took $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s (exit $rc)"
     if [ -s "$out/$s.grid.json" ]; then

@@ -361,7 +361,7 @@ def report(paths):
           f"(`nproc` {os.environ.get('NPROC', '?')}).")
     print()
     print("Grid: `poolbench run URL -s pool -c C --pool 1,2,..,10,11,12,13,...,C` (steps ≤ 10%), "
-          "`-d 2s --warmup 500ms --reps 2`; a size fails with > 1% errors or a stall. "
+          "`-d 2s --warmup 500ms`, two passes of one run a size (up, then down); a size fails with > 1% errors or a stall. "
           "Tune: `poolbench tune URL -c C --budget 2m`. Bounds: recommended pool's throughput "
           "≥ 0.9× the grid's best (the grid's own figure at that size, and tune's figure); size "
           "≤ 1.1× the grid's smallest size within 5% of best, +1; cliff within 10% of where the "
