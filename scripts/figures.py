@@ -35,7 +35,11 @@ def verdicts(output):
         if not line.strip():
             in_table = False
             continue
-        names_target = "target" in line or re.match(r"^\s*(met|NOT MET)\s", line)
+        # "target" as a word ("(target >= 1.0x)"), not a path (target/release);
+        # a bound checked ("…: MET", "…: NOT MET").
+        names_target = (re.search(r"\btarget\b(?!/)", line)
+                        or re.match(r"^\s*(met|NOT MET)\s", line)
+                        or re.search(r": (NOT )?MET$", line.rstrip()))
         # A load's summary ("pg: 1,781 req/s, …") heads its verdicts.
         summary = re.match(r"^[a-z0-9-]+: +[\d,.]+ req/s", line)
         if names_target or summary or in_table:
@@ -75,6 +79,10 @@ def headline(lines):
         misses = [c for c in checks if c.startswith("NOT MET")]
         first = f": {misses[0]}" if misses else ""
         return f"{len(checks) - len(misses)} of {len(checks)} met{first}"
+    # tune-accuracy: whether the same question got the same answer.
+    for line in lines:
+        if "picks agree" in line:
+            return line.strip().lstrip("- ")
     for line in lines:
         if line.strip().startswith("paired:") or "NOT MET" in line:
             return line.strip()

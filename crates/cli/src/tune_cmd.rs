@@ -31,11 +31,6 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     };
     let families = families(&a, &target)?;
     let load = client_load(&a)?;
-    if families.iter().any(|f| f == "pipeline") && matches!(load, TuneLoad::Rate(_)) {
-        return Err(Failure::input(
-            "-s pipeline: tune sizes a pipeline at the client's concurrency (-c C), not at a --rate",
-        ));
-    }
     let base = base_plan(&a, target.clone());
     base.validate().map_err(Failure::input)?;
     let fd_limit = crate::limits::raise();
@@ -58,20 +53,8 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         families,
         most_in_flight: most,
         warmup: base.warmup,
-        skipped: Vec::new(),
+        skipped: crate::tune_pipeline::skipped(&a, &base, load),
     };
-    let pipelined = setup.families.iter().any(|f| f == "pipeline");
-    if let (true, TuneLoad::Concurrency(c)) = (pipelined, load) {
-        let depth = crate::tune_pipeline::probe_depth(c);
-        if let Some(why) =
-            crate::tune_pipeline::refused(&base, depth, a.timeout.max(Duration::from_secs(2)))
-        {
-            if !a.quiet {
-                eprintln!("pipeline: skipped: {why}");
-            }
-            setup.skipped.push(("pipeline".into(), why));
-        }
-    }
     // The server's own limit, read before any load (unreachable: exit 2).
     let fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
     let mut skeleton = crate::tune_idle::skeleton(&a, &base, &mut setup, embedded);
@@ -151,6 +134,11 @@ fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
             return Err(Failure::input(format!(
                 "-s {kind}: tune searches the families pool, round-robin, least-loaded, take-or-create, shared, per-request and pipeline"
             )));
+        }
+        if kind == "pipeline" && a.concurrency.is_none() {
+            return Err(Failure::input(
+                "-s pipeline: tune sizes a pipeline at the client's concurrency (-c C), not at a --rate",
+            ));
         }
         if kind == "pipeline" && target.scheme != "http" {
             return Err(Failure::input(format!(
