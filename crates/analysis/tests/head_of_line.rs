@@ -41,7 +41,6 @@ fn refused(resets: u64, per: f64) -> CellResult {
         .build();
     c.behind_us = Some(summary(c.ok, 100.0, 400.0));
     c.connections.opened = (c.ok as f64 / per).ceil() as u64;
-    c.connections.requests_per_connection = per;
     c
 }
 

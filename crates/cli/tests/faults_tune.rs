@@ -24,10 +24,16 @@ fn tune_under_standing_latency_says_what_each_request_pays() {
     let rec = &r["recommendation"];
     assert_eq!(rec["pool_size"], 16, "{rec}: {}", tune_trail(&r));
     let words = r["inferences"].to_string();
-    assert!(
-        words.contains("workers wait 0.1 s each") && words.contains("one request alone"),
-        "{words}"
-    );
+    // The 100 ms of latency and the request itself: 0.1 s, or 0.11 s on
+    // a busy machine.
+    let wait: f64 = words
+        .split("workers wait ")
+        .nth(1)
+        .and_then(|w| w.split(" s each").next())
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("{words}"));
+    assert!((0.1..=0.13).contains(&wait), "{wait} s: {words}");
+    assert!(words.contains("one request alone"), "{words}");
 }
 
 /// Every connection reset by the network as it opens: no answer, and the
