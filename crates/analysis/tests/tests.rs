@@ -23,5 +23,6 @@ mod slo;
 mod tls_handshake;
 mod transaction_pooler;
 mod tune;
+mod tune_answers;
 mod tune_loop;
 mod usl;
