@@ -230,14 +230,14 @@ fn reference_note(result: &TuneResult, p: &TunePoint) -> Option<poolbench_model:
         .collect();
     let text = match unconfirmed.is_empty() {
         true => format!(
-            "{n} connections (the client's load) is the answer: no smaller pool compared with it read within 5% of its throughput (the closest, {}, at {:.3}× over {} rounds)",
+            "{n} connections (the reference: the client's load, below any cliff) is the answer: no smaller pool compared with it read within 5% of its throughput (the closest, {}, at {:.3}× over {} rounds)",
             closest.pool_size,
             closest.ratio,
             closest.rounds,
             n = p.pool_size
         ),
         false => format!(
-            "{n} connections (the client's load) is the answer: it carried the load in every round, and no smaller pool was confirmed ({} read within 5% of it before {}); a longer --budget gives the confirmation its rounds",
+            "{n} connections (the reference: the client's load, below any cliff) is the answer: it carried the load in every round, and no smaller pool was confirmed ({} read within 5% of it before {}); a longer --budget gives the confirmation its rounds",
             unconfirmed.join(", "),
             match result.stopped_early {
                 Some(_) => "the search stopped early",
