@@ -68,7 +68,7 @@ impl H1Pipe {
         let (jobs, job_rx) = mpsc::unbounded_channel();
         let (pending, pending_rx) = mpsc::unbounded_channel();
         let state = Arc::new(PipeState::default());
-        tokio::spawn(write_loop(write, job_rx, pending, state.clone()));
+        tokio::spawn(write_loop(write, job_rx, pending, state.clone(), depth));
         let reader = Http1Conn::new(ReadHalf(read));
         tokio::spawn(read_loop(reader, pending_rx, state.clone()));
         H1Pipe {
@@ -155,9 +155,18 @@ async fn write_loop(
     mut jobs: mpsc::UnboundedReceiver<Job>,
     pending: mpsc::UnboundedSender<Pending>,
     state: Arc<PipeState>,
+    depth: usize,
 ) {
     let mut out = Vec::new();
     while let Some(first) = jobs.recv().await {
+        if depth > 1 {
+            // The answers of a read wake their workers together, and the
+            // first worker's job wakes this task at once (the runtime runs a
+            // task woken by the running one next): without stepping back
+            // here every request went out in a write of its own. Behind the
+            // others, the jobs of a batch of answers go out in one write.
+            tokio::task::yield_now().await;
+        }
         out.clear();
         let mut next = Some(first);
         while let Some(job) = next.take() {
