@@ -34,10 +34,15 @@ fn little_or_no_wait_behind_is_not() {
 /// A pipelined cell against a server that answers one request a
 /// connection: `resets` failed behind answers, `per` answers a connection.
 fn refused(resets: u64, per: f64) -> CellResult {
+    failing("reset", resets, per)
+}
+
+/// The same, the requests behind failing as `kind`.
+fn failing(kind: &str, n: u64, per: f64) -> CellResult {
     let mut c = cell("pipeline:2x4", 8)
         .throughput(600.0)
         .latency_ms(2.0)
-        .errors("reset", resets)
+        .errors(kind, n)
         .build();
     c.behind_us = Some(summary(c.ok, 100.0, 400.0));
     c.connections.opened = (c.ok as f64 / per).ceil() as u64;
@@ -50,6 +55,23 @@ fn a_server_answering_one_request_a_connection_is_named() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(lines[0].contains("300 requests failed"), "{}", lines[0]);
     assert!(lines[0].contains("1.0 answers each"), "{}", lines[0]);
+}
+
+#[test]
+fn a_server_that_stops_answering_after_one_a_connection_is_named() {
+    // The connections stay open; what was written behind the first answer
+    // times out.
+    let lines = evidence(&run(vec![failing("timeout", 40, 1.0)]), "pipeline-refused");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("40 requests timed out"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("stopped reading or answering"),
+        "{}",
+        lines[0]
+    );
+    // A pipelining server that timed out now and then is not.
+    let busy = failing("timeout", 40, 300.0);
+    assert!(evidence(&run(vec![busy]), "pipeline-refused").is_empty());
 }
 
 #[test]

@@ -49,9 +49,10 @@ fn refused(plan: &Plan, depth: usize, timeout: Duration) -> Option<String> {
             .block_on(poolbench_targets::pipeline::probe(
                 &sources,
                 addr,
-                &plan.target.authority,
-                &plan.target.path,
+                (&plan.target.authority, &plan.target.path),
                 depth,
+                // GET and HEAD alternated: answers out of order show.
+                true,
                 timeout,
             ))
             .map(|_| ())

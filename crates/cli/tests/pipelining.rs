@@ -1,7 +1,8 @@
 //! `pipeline:NxD` over HTTP/1.1: N connections, D requests written ahead
 //! of their answers on each. Against the built-in server (plain, a long
-//! tail, `--batching`), nginx, and a server that answers one request per
-//! connection and closes.
+//! tail, `--batching`), nginx, and servers that do not pipeline: one that
+//! answers one request per connection and closes, one that answers one
+//! and stops reading, one that answers out of order.
 use crate::services::{
     cell_of as cell, finding_of as finding, nginx_urls, run_json, tune_json, Serve,
 };
@@ -149,5 +150,88 @@ fn tune_skips_the_pipeline_at_a_server_that_refuses_it_and_says_why() {
             .unwrap_or_default()
             .starts_with("pipeline")),
         "{points:?}"
+    );
+}
+
+#[test]
+fn tune_names_a_server_that_stops_reading_after_one_answer() {
+    let server = PortServer::start("one_answer_server.py", &["--stop-reading"]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    let started = Instant::now();
+    let (r, _) = tune_json(
+        &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
+        &[1],
+    );
+    // The probe waits out its timeout, not the budget, and loads nothing.
+    assert!(started.elapsed().as_secs_f64() < 20.0);
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("does not answer pipelined requests")
+            && reason.contains("stopped answering after 1 answer"),
+        "{reason}"
+    );
+    assert!(
+        r["points"].as_array().unwrap().is_empty(),
+        "{}",
+        r["points"]
+    );
+}
+
+#[test]
+fn a_server_that_stops_reading_after_one_answer_times_out_not_hangs() {
+    let server = PortServer::start("one_answer_server.py", &["--stop-reading"]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    let started = Instant::now();
+    let r = run_json(&[
+        "run",
+        &url,
+        "-s",
+        "pipeline:2x4",
+        "-c",
+        "8",
+        "-d",
+        "2s",
+        "--warmup",
+        "0s",
+        "--timeout",
+        "500ms",
+    ]);
+    let wall = started.elapsed().as_secs_f64();
+    assert!(wall < 2.0 + 0.5 + 3.0, "{wall:.1} s");
+    let c = cell(&r, "pipeline:2x4");
+    // One answer a connection; what was written behind it times out.
+    assert!(c["ok"].as_u64().unwrap() > 0, "{c}");
+    assert!(
+        c["errors"]["by_kind"]["timeout"].as_u64().unwrap_or(0) > 0,
+        "{c}"
+    );
+    let refused = finding(&r, "pipeline-refused");
+    let refused = refused.unwrap_or_else(|| panic!("{}", r["findings"]));
+    assert!(
+        refused.to_string().contains("stopped reading or answering"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn tune_names_a_server_that_answers_pipelined_requests_out_of_order() {
+    let server = PortServer::start("out_of_order_server.py", &[]);
+    let url = format!("http://127.0.0.1:{}/", server.port);
+    // One request at a time it answers well: the pool is measured.
+    let r = run_json(&["run", &url, "-s", "pool:2", "-c", "2", "-d", "500ms"]);
+    assert_eq!(cell(&r, "pool:2")["errors"]["total"], 0);
+    let (r, _) = tune_json(
+        &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
+        &[1],
+    );
+    let reason = r["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("does not answer pipelined requests") && reason.contains("out of order"),
+        "{reason}"
+    );
+    assert!(
+        r["points"].as_array().unwrap().is_empty(),
+        "{}",
+        r["points"]
     );
 }

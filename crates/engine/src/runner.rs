@@ -178,9 +178,9 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
                     &poolbench_targets::Sources::of_options(&plan.target_options, addr)
                         .map_err(unreachable)?,
                     addr,
-                    &plan.target.authority,
-                    &plan.target.path,
+                    (&plan.target.authority, &plan.target.path),
                     depth,
+                    false,
                     Duration::from_secs(10),
                 ))
                 .map_err(|reason| unreachable(format!("pipelining probe failed: {reason}")))?,

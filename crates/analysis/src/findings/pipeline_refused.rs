@@ -1,13 +1,14 @@
 //! `pipeline-refused`: on a pipelined strategy, the server answered about
-//! one request per connection and closed it, so the requests written
-//! behind that answer failed unanswered: it does not take pipelined
-//! requests (or does not keep connections at all).
+//! one request per connection, so the requests written behind that answer
+//! went unanswered: it closed the connection (it does not take pipelined
+//! requests, or does not keep connections at all), or kept it open and
+//! stopped reading and answering (they timed out).
 use super::check::{Check, Evidence, Run};
 use poolbench_model::findings::Id;
 
 pub(crate) const CHECK: Check = Check {
     id: Id::PipelineRefused,
-    title: "the server closed each pipelined connection after an answer: the requests written behind it went unanswered",
+    title: "the server answered about one request per pipelined connection: the requests written behind it went unanswered",
     find,
 };
 
@@ -21,8 +22,9 @@ fn find(run: &Run) -> Vec<Evidence> {
         if c.behind_us.is_none() && !c.strategy.starts_with("pipeline:") {
             continue;
         }
-        let resets = c.errors.by_kind.get("reset").copied().unwrap_or(0);
-        if resets == 0 || c.connections.opened == 0 {
+        let kind = |k: &str| c.errors.by_kind.get(k).copied().unwrap_or(0);
+        let (resets, timeouts) = (kind("reset"), kind("timeout"));
+        if resets + timeouts == 0 || c.connections.opened == 0 {
             continue;
         }
         // Answers, not requests completed (a reset completes one too).
@@ -30,15 +32,21 @@ fn find(run: &Run) -> Vec<Evidence> {
         if per >= MOST_PER_CONNECTION {
             continue;
         }
-        out.push(Evidence::cell(
-            c,
+        let opened = c.connections.opened;
+        let text = if resets >= timeouts {
             format!(
                 "{resets} requests failed behind an answer that ended their connection; \
-                 {} connections opened carried {per:.1} answers each: the server answers one \
-                 request a connection and closes it",
-                c.connections.opened
-            ),
-        ));
+                 {opened} connections opened carried {per:.1} answers each: the server answers one \
+                 request a connection and closes it"
+            )
+        } else {
+            format!(
+                "{timeouts} requests timed out behind an answer on connections left open; \
+                 {opened} connections opened carried {per:.1} answers each: the server stopped \
+                 reading or answering the requests pipelined behind the first"
+            )
+        };
+        out.push(Evidence::cell(c, text));
     }
     out
 }

@@ -2,7 +2,11 @@
 it (`Connection: close`), as servers that do not keep connections alive
 do: requests pipelined behind the first are never answered.
 
-    python3 one_answer_server.py
+    python3 one_answer_server.py [--stop-reading]
+
+With --stop-reading it answers the first request without closing and then
+neither reads nor answers again, the connection left open: a server
+that stops reading.
 
 listens on 127.0.0.1 (a free port), prints `PORT <n>` and serves until
 its stdin closes.
@@ -12,6 +16,8 @@ import sys
 import threading
 
 ANSWER = b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-length: 3\r\n\r\nok\n"
+KEPT = b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nok\n"
+STOP_READING = "--stop-reading" in sys.argv[1:]
 
 
 class OneAnswer(socketserver.BaseRequestHandler):
@@ -22,7 +28,12 @@ class OneAnswer(socketserver.BaseRequestHandler):
             if not chunk:
                 return
             data += chunk
-        self.request.sendall(ANSWER)
+        if not STOP_READING:
+            self.request.sendall(ANSWER)
+            return
+        self.request.sendall(KEPT)
+        # Nothing read or answered again, until the server stops.
+        self.server.closed.wait()
 
 
 class Server(socketserver.ThreadingTCPServer):
@@ -32,9 +43,11 @@ class Server(socketserver.ThreadingTCPServer):
 
 def main():
     server = Server(("127.0.0.1", 0), OneAnswer)
+    server.closed = threading.Event()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"PORT {server.server_address[1]}", flush=True)
     sys.stdin.read()
+    server.closed.set()
     server.shutdown()
 
 

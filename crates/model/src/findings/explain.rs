@@ -123,11 +123,12 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
     (
         Id::PipelineRefused,
         Explanation {
-            means: "On a pipelined strategy (`pipeline:NxD`) the server closed connections after \
-                about one answer each (fewer than 2 answers a connection opened), and the \
-                requests written behind that answer failed as resets: a server that answers \
-                one request per connection (`Connection: close`) or drops what was sent \
-                ahead.",
+            means: "On a pipelined strategy (`pipeline:NxD`) the server answered about one \
+                request per connection (fewer than 2 answers a connection opened), and the \
+                requests written behind that answer went unanswered: failed as resets when the \
+                server closed the connection (it answers one request per connection, \
+                `Connection: close`, or drops what was sent ahead), or timed out when it kept \
+                the connection open and stopped reading or answering.",
             matters: "Pipelining needs a server that keeps the connection and answers every \
                   request written on it in order. Against one that does not, every connection \
                   carries one request and fails the rest: the cell measures reconnects and \
