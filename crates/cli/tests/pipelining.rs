@@ -89,9 +89,11 @@ fn nginx_pipelines_on_few_connections_without_errors() {
     assert!(c["behind_us"]["count"].as_u64().unwrap() > 0, "{c}");
 }
 
-#[test]
-fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
-    let server = PortServer::start("one_answer_server.py", &[]);
+/// `run -s pipeline:2x4 -c 8 -d 2s` against `one_answer_server.py` (with
+/// `args`) and `--timeout timeout`, done within its time and the timeout
+/// (and 3 s to start and stop): the result and its cell.
+fn run_refused(args: &[&str], timeout: &str) -> (serde_json::Value, serde_json::Value) {
+    let server = PortServer::start("one_answer_server.py", args);
     let url = format!("http://127.0.0.1:{}/", server.port);
     let started = Instant::now();
     let r = run_json(&[
@@ -106,11 +108,18 @@ fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
         "--warmup",
         "0s",
         "--timeout",
-        "1s",
+        timeout,
     ]);
     let wall = started.elapsed().as_secs_f64();
-    assert!(wall < 2.0 + 1.0 + 3.0, "{wall:.1} s");
-    let c = cell(&r, "pipeline:2x4");
+    let most = 2.0 + timeout.trim_end_matches("ms").parse::<f64>().unwrap() / 1000.0 + 3.0;
+    assert!(wall < most, "{wall:.1} s");
+    let c = cell(&r, "pipeline:2x4").clone();
+    (r, c)
+}
+
+#[test]
+fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
+    let (r, c) = run_refused(&[], "1000ms");
     // The first answer on each connection arrives; those written behind
     // it end with the connection: resets, and connections opened anew.
     assert!(c["ok"].as_u64().unwrap() > 0, "{c}");
@@ -125,24 +134,18 @@ fn a_server_that_closes_after_one_answer_is_counted_not_hung() {
     assert!(refused.to_string().contains("answers one"), "{refused}");
 }
 
-#[test]
-fn tune_skips_the_pipeline_at_a_server_that_refuses_it_and_says_why() {
-    let server = PortServer::start("one_answer_server.py", &[]);
+/// `tune -s pipeline -c 8` against `script` (with `args`): nothing to
+/// recommend, exit 1, within the probe's time rather than the budget, and
+/// no point loaded with a pipeline; its reason.
+fn tune_refused(script: &str, args: &[&str]) -> String {
+    let server = PortServer::start(script, args);
     let url = format!("http://127.0.0.1:{}/", server.port);
     let started = Instant::now();
-    // pipeline alone: nothing to recommend, exit 1, the reason named
-    // before any load of the family.
     let (r, _) = tune_json(
         &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
         &[1],
     );
     assert!(started.elapsed().as_secs_f64() < 20.0);
-    let reason = r["reason"].as_str().unwrap_or_default();
-    assert!(
-        reason.contains("does not answer pipelined requests")
-            && reason.contains("closed the connection after 1 answer"),
-        "{reason}"
-    );
     let points = r["points"].as_array().unwrap();
     assert!(
         !points.iter().any(|p| p["strategy"]
@@ -151,54 +154,37 @@ fn tune_skips_the_pipeline_at_a_server_that_refuses_it_and_says_why() {
             .starts_with("pipeline")),
         "{points:?}"
     );
+    // With every family skipped nothing at all is loaded.
+    assert!(points.is_empty(), "{points:?}");
+    let reason = r["reason"].as_str().unwrap_or_default().to_string();
+    assert!(
+        reason.contains("does not answer pipelined requests"),
+        "{reason}"
+    );
+    reason
+}
+
+#[test]
+fn tune_skips_the_pipeline_at_a_server_that_refuses_it_and_says_why() {
+    let reason = tune_refused("one_answer_server.py", &[]);
+    assert!(
+        reason.contains("closed the connection after 1 answer"),
+        "{reason}"
+    );
 }
 
 #[test]
 fn tune_names_a_server_that_stops_reading_after_one_answer() {
-    let server = PortServer::start("one_answer_server.py", &["--stop-reading"]);
-    let url = format!("http://127.0.0.1:{}/", server.port);
-    let started = Instant::now();
-    let (r, _) = tune_json(
-        &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
-        &[1],
-    );
-    // The probe waits out its timeout, not the budget, and loads nothing.
-    assert!(started.elapsed().as_secs_f64() < 20.0);
-    let reason = r["reason"].as_str().unwrap_or_default();
+    let reason = tune_refused("one_answer_server.py", &["--stop-reading"]);
     assert!(
-        reason.contains("does not answer pipelined requests")
-            && reason.contains("stopped answering after 1 answer"),
+        reason.contains("stopped answering after 1 answer"),
         "{reason}"
-    );
-    assert!(
-        r["points"].as_array().unwrap().is_empty(),
-        "{}",
-        r["points"]
     );
 }
 
 #[test]
 fn a_server_that_stops_reading_after_one_answer_times_out_not_hangs() {
-    let server = PortServer::start("one_answer_server.py", &["--stop-reading"]);
-    let url = format!("http://127.0.0.1:{}/", server.port);
-    let started = Instant::now();
-    let r = run_json(&[
-        "run",
-        &url,
-        "-s",
-        "pipeline:2x4",
-        "-c",
-        "8",
-        "-d",
-        "2s",
-        "--warmup",
-        "0s",
-        "--timeout",
-        "500ms",
-    ]);
-    let wall = started.elapsed().as_secs_f64();
-    assert!(wall < 2.0 + 0.5 + 3.0, "{wall:.1} s");
-    let c = cell(&r, "pipeline:2x4");
+    let (r, c) = run_refused(&["--stop-reading"], "500ms");
     // One answer a connection; what was written behind it times out.
     assert!(c["ok"].as_u64().unwrap() > 0, "{c}");
     assert!(
@@ -215,23 +201,11 @@ fn a_server_that_stops_reading_after_one_answer_times_out_not_hangs() {
 
 #[test]
 fn tune_names_a_server_that_answers_pipelined_requests_out_of_order() {
+    // One request at a time it answers well: the pool is measured.
     let server = PortServer::start("out_of_order_server.py", &[]);
     let url = format!("http://127.0.0.1:{}/", server.port);
-    // One request at a time it answers well: the pool is measured.
     let r = run_json(&["run", &url, "-s", "pool:2", "-c", "2", "-d", "500ms"]);
     assert_eq!(cell(&r, "pool:2")["errors"]["total"], 0);
-    let (r, _) = tune_json(
-        &[&url, "-c", "8", "-s", "pipeline", "--budget", "20s"],
-        &[1],
-    );
-    let reason = r["reason"].as_str().unwrap_or_default();
-    assert!(
-        reason.contains("does not answer pipelined requests") && reason.contains("out of order"),
-        "{reason}"
-    );
-    assert!(
-        r["points"].as_array().unwrap().is_empty(),
-        "{}",
-        r["points"]
-    );
+    let reason = tune_refused("out_of_order_server.py", &[]);
+    assert!(reason.contains("out of order"), "{reason}");
 }

@@ -60,9 +60,8 @@ pub async fn probe(
                 let n = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
                 if n == 0 {
                     return Err(format!(
-                        "it closed the connection after {} answer{}",
-                        out.responses,
-                        if out.responses == 1 { "" } else { "s" }
+                        "it closed the connection after {}",
+                        answers(out.responses)
                     ));
                 }
                 buf.extend_from_slice(&chunk[..n]);
@@ -85,12 +84,16 @@ pub async fn probe(
         // A server that reads one request and then stops reading (or
         // answering) leaves the rest unanswered, the connection open.
         Err(_) if out.responses > 0 => Err(format!(
-            "it stopped answering after {} answer{} (nothing more within {timeout:?}, the connection open)",
-            out.responses,
-            if out.responses == 1 { "" } else { "s" }
+            "it stopped answering after {} (nothing more within {timeout:?}, the connection open)",
+            answers(out.responses)
         )),
         Err(_) => Err(format!("no answer within {timeout:?}")),
     }
+}
+
+/// "1 answer", "N answers".
+fn answers(n: u64) -> String {
+    format!("{n} answer{}", if n == 1 { "" } else { "s" })
 }
 
 /// Remove every complete response at the front of `buf`; return how many
