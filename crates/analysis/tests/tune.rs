@@ -347,4 +347,17 @@ fn a_gradual_fall_is_retrograde_and_a_sudden_one_a_cliff() {
     assert_eq!(capacity(&sudden, None, false).cliff_in_flight, Some(16));
     let crawling = curve(&[(1, 760.0), (4, 800.0), (8, 400.0), (16, 210.0), (32, 70.0)]);
     assert_eq!(capacity(&crawling, None, false).cliff_in_flight, Some(32));
+    // The same service on a slower machine (CI): a quarter of 4's at 8, a
+    // hair above a quarter of the peak. Faster than contention falls, so a
+    // cliff there, before 16 and 32 froze it for good.
+    let steep = curve(&[(1, 703.0), (2, 748.0), (4, 775.0), (8, 194.6), (16, 137.7)]);
+    let cap = capacity(&steep, None, false);
+    assert_eq!(cap.cliff_in_flight, Some(8), "{cap:?}");
+    assert!(cap.cliff_reason.unwrap().contains("collapsed to 25%"));
+    // A level measured between does not hide it: 8 is a quarter of 4.
+    let between = curve(&[(1, 678.0), (2, 747.0), (4, 701.5), (6, 349.5), (8, 175.2)]);
+    assert_eq!(capacity(&between, None, false).cliff_in_flight, Some(8));
+    // Half of the level under it is still contention.
+    let halved = curve(&[(1, 700.0), (2, 760.0), (4, 780.0), (8, 330.0)]);
+    assert_eq!(capacity(&halved, None, false).cliff_in_flight, None);
 }

@@ -497,7 +497,9 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     // waited out, up to 150 s, and not provoked a second time. It can
     // freeze below 16 too (once at 11 in a bench run): a connection goes
     // back only when its teardown is dispatched, and under load those lag,
-    // so fewer in flight can hold all 15.
+    // so fewer in flight can hold all 15. On a slower machine (CI) it
+    // fell to a quarter of its peak already at 8 and froze for good at 32:
+    // a fall that steep is the cliff, and the climb stops there.
     let svc = fastapi(&[]);
     let url = format!("http://{}/authors/1", svc.addr("http"));
     let (r, wall) = tune(&[&url, "-c", "50", "--recovery", "150s"]);
@@ -505,7 +507,7 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     let cliff = cap["cliff_in_flight"]
         .as_u64()
         .unwrap_or_else(|| panic!("a cliff: {cap}"));
-    assert!((8..=17).contains(&cliff), "cliff {cliff}: {cap}");
+    assert!((5..=17).contains(&cliff), "cliff {cliff}: {cap}");
     let rec = &r["recommendation"];
     let size = rec["pool_size"].as_u64().unwrap();
     assert!(size < cliff && num(&rec["throughput_rps"]) > 0.0, "{rec}");
@@ -523,7 +525,7 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{why}"));
     assert!(
-        (7..=16).contains(&fine)
+        (4..=16).contains(&fine)
             && fine <= cliff
             && (why.contains("in flight this service freezes")
                 || why.contains("in flight this service fails")),
@@ -545,12 +547,16 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
     }
     assert!(r["stopped_early"].is_null(), "{}", r["stopped_early"]);
     // Each freeze counted at once, and waited out beside the 2 min budget
-    // (one at 16, and perhaps one below it).
+    // (one at 16, and perhaps one below it); a collapse that answered is
+    // measured once more before it counts.
     let at_cliff = points
         .iter()
         .filter(|p| p["phase"] == "capacity" && p["in_flight"] == cliff)
         .count();
-    assert_eq!(at_cliff, 1, "{}", trail(&r));
+    let froze = cap["cliff_reason"]
+        .as_str()
+        .is_some_and(|w| w.contains("no answer"));
+    assert!(at_cliff == 1 || (!froze && at_cliff == 2), "{}", trail(&r));
     assert!(wall <= 120.0 + 2.0 * 150.0 + 10.0, "{wall} s");
 }
 

@@ -16,6 +16,12 @@ const COLLAPSE_SHARE: f64 = 0.25;
 /// Below this share of the peak, however it got there, the service crawls:
 /// a cliff too.
 const CRAWL_SHARE: f64 = 0.1;
+/// Below this share of the best level with at least half as many in
+/// flight, throughput fell faster than contention makes it fall (the USL
+/// curve keeps at least M/N of its throughput from M to N in flight, so
+/// half within a doubling): a cliff whatever the peak, and however many
+/// levels the search measured between.
+const SUDDEN_SHARE: f64 = 0.4;
 
 /// The capacity points, one per level of requests in flight (the last
 /// measured where a level was measured twice), in order of that level.
@@ -103,8 +109,9 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
 
 /// The levels below the cliff, and the cliff: the first level that failed
 /// (errors, stall) or whose throughput collapsed: below a quarter of the
-/// peak of the levels under it and half the level just under it, or below
-/// a tenth of that peak.
+/// peak of the levels under it and half the level just under it, below
+/// 40% of the best level with at least half as many in flight, or below a
+/// tenth of that peak.
 pub fn split_at_cliff<'a>(
     levels: &[&'a TunePoint],
     slo: Option<&Slo>,
@@ -114,8 +121,15 @@ pub fn split_at_cliff<'a>(
     let mut peak: f64 = 0.0;
     for p in levels {
         let before = good.last().map_or(0.0, |q| q.throughput_rps);
+        let within_doubling = good
+            .iter()
+            .filter(|q| 2 * q.in_flight >= p.in_flight)
+            .map(|q| q.throughput_rps)
+            .fold(0.0, f64::max);
         let x = p.throughput_rps;
-        let collapsed = x < CRAWL_SHARE * peak || (x < COLLAPSE_SHARE * peak && x < 0.5 * before);
+        let collapsed = x < CRAWL_SHARE * peak
+            || x < SUDDEN_SHARE * within_doubling
+            || (x < COLLAPSE_SHARE * peak && x < 0.5 * before);
         let why = failure(p, slo, stall_s).or_else(|| {
             collapsed.then(|| {
                 format!(
