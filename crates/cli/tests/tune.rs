@@ -563,7 +563,18 @@ fn fastapi_with_sync_sqlalchemy_at_its_defaults_is_capped_below_its_freeze() {
 #[test]
 fn fastapi_whose_pool_never_recovers_stops_the_search_with_the_reason() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let svc = fastapi(&["--pool-timeout", "600"]);
+    // Two connections and no overflow: it freezes at 3 or 4 in flight,
+    // before its throughput can collapse into a cliff the search stops at
+    // (with 5 + 10 it fell to a third at 8 on a loaded machine, and tune
+    // stopped there without freezing it).
+    let svc = fastapi(&[
+        "--pool-timeout",
+        "600",
+        "--pool-size",
+        "2",
+        "--max-overflow",
+        "0",
+    ]);
     let url = format!("http://{}/authors/1", svc.addr("http"));
     let (r, wall) = tune_exits(&[&url, "-c", "50", "--recovery", "10s"], 1);
     let why = r["stopped_early"].as_str().unwrap_or_default();
