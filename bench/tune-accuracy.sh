@@ -61,8 +61,9 @@
 # recommended pool's throughput >= 0.9x the grid's best (the grid's own
 # figure at that size, or the nearest size measured, and tune's figure);
 # the recommended size <= 1.1x the grid's smallest pool within 5% of best,
-# +1; tune's cliff within 10% of where the grid first fails ("n/a, met" if
-# neither finds one); tune done in <= 120 s + 10 s of wall clock. For
+# +1; tune's cliff within 10% of where the grid first fails: errors, a
+# stall, or a collapse, below 40% of the best size with at least half as
+# many connections, as tune counts it ("n/a, met" if neither finds one); tune done in <= 120 s + 10 s of wall clock. For
 # fastapi the time bound is 120 s + 2 x 60 s + 10 s = 250 s: tune waits out
 # a frozen service outside its budget (each failure may add up to
 # --recovery, 60 s by default), and this one freezes at every point above

@@ -25,6 +25,9 @@ WITHIN_BEST = 0.05  # "smallest pool within 5% of the best throughput"
 THROUGHPUT_BOUND = 0.9  # recommended pool's throughput >= 0.9 x best
 SIZE_SLACK = 1.1  # recommended size <= 1.1 x smallest-within-5% + 1
 CLIFF_BOUND = 0.10  # tune's cliff within 10% of the grid's first failure
+# A size below this share of the best with at least half as many
+# connections has collapsed: a failure too, as tune's cliff counts it.
+COLLAPSE_SHARE = 0.4
 BUDGET_S = 120.0
 BUDGET_SLACK_S = 10.0
 FAIL_ERROR_RATE = 0.01
@@ -82,14 +85,28 @@ def grid_rows(path):
 def grid_summary(rows):
     if not rows:
         return {"best_rps": None, "best_pool": None, "smallest_within_5pct": None,
-                "first_fail": None}
+                "first_fail": None, "first_error": None}
     best = max(rows, key=lambda r: r["throughput_rps"])
     within = min(r["pool"] for r in rows
                  if r["throughput_rps"] >= (1 - WITHIN_BEST) * best["throughput_rps"])
     fails = [r["pool"] for r in rows if r["failed"]]
     return {"best_rps": best["throughput_rps"], "best_pool": best["pool"],
             "smallest_within_5pct": within,
-            "first_fail": min(fails) if fails else None}
+            "first_fail": min(fails + collapses(rows), default=None),
+            "first_error": min(fails) if fails else None}
+
+
+def collapses(rows):
+    """Sizes whose throughput fell below COLLAPSE_SHARE of the best size
+    that answered with at least half as many connections: faster than
+    contention makes throughput fall, so tune's cliff (docs/tune.md)."""
+    out = []
+    for r in rows:
+        before = [q["throughput_rps"] for q in rows
+                  if not q["failed"] and 2 * q["pool"] >= r["pool"] and q["pool"] < r["pool"]]
+        if not r["failed"] and before and r["throughput_rps"] < COLLAPSE_SHARE * max(before):
+            out.append(r["pool"])
+    return out
 
 
 def fmt(x, nd=0):
@@ -104,14 +121,21 @@ def print_grid(rows, summary, out=sys.stdout):
     print(f"  {'pool':>5} {'req/s':>10} {'p99 ms':>9} {'requests':>9} {'err %':>7} "
           f"{'stalls':>7}  errors", file=out)
     for r in rows:
-        mark = "  <- fails" if r["failed"] and r["pool"] == summary["first_fail"] else ""
+        mark = ""
+        if r["pool"] == summary["first_fail"]:
+            mark = "  <- fails" if r["failed"] else "  <- collapses"
+        elif r["failed"] and r["pool"] == summary["first_error"]:
+            mark = "  <- errors"
+
         errs = ", ".join(f"{k}: {v}" for k, v in sorted(r["errors_by"].items()))
         print(f"  {r['pool']:>5} {r['throughput_rps']:>10,.0f} {r['p99_us'] / 1000:>9.2f} "
               f"{r['requests']:>9} {100 * r['error_rate']:>7.2f} "
               f"{r['stalls']:>3}/{r['stall_s']:<4g} {errs}{mark}", file=out)
     print(f"  grid: best {fmt(summary['best_rps'])} req/s at pool {summary['best_pool']}; "
           f"smallest pool within 5% of best: {summary['smallest_within_5pct']}; "
-          f"first fails at: {summary['first_fail']}", file=out)
+          f"first fails at: {summary['first_fail']}"
+          f"{'' if summary['first_error'] in (None, summary['first_fail']) else ' (collapsed; errors from ' + str(summary['first_error']) + ')'}",
+          file=out)
 
 
 # The fields of tune's JSON this check reads (the contract of issue 27).
@@ -365,7 +389,8 @@ def report(paths):
           "Tune: `poolbench tune URL -c C --budget 2m`. Bounds: recommended pool's throughput "
           "≥ 0.9× the grid's best (the grid's own figure at that size, and tune's figure); size "
           "≤ 1.1× the grid's smallest size within 5% of best, +1; cliff within 10% of where the "
-          "grid first fails; done in ≤ 130 s of wall clock. With `--runs N`, tune runs N times "
+          "grid first fails (errors, a stall, or a collapse below 40% of the best size with at "
+          "least half as many connections); done in ≤ 130 s of wall clock. With `--runs N`, tune runs N times "
           "on one grid (rows `SERVICE #i`); the picks agree when the largest ≤ 1.1× the "
           "smallest + 1.")
     print()
