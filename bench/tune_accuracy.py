@@ -126,16 +126,15 @@ def print_grid(rows, summary, out=sys.stdout):
             mark = "  <- fails" if r["failed"] else "  <- collapses"
         elif r["failed"] and r["pool"] == summary["first_error"]:
             mark = "  <- errors"
-
         errs = ", ".join(f"{k}: {v}" for k, v in sorted(r["errors_by"].items()))
         print(f"  {r['pool']:>5} {r['throughput_rps']:>10,.0f} {r['p99_us'] / 1000:>9.2f} "
               f"{r['requests']:>9} {100 * r['error_rate']:>7.2f} "
               f"{r['stalls']:>3}/{r['stall_s']:<4g} {errs}{mark}", file=out)
+    errors = summary["first_error"]
+    errors = "" if errors in (None, summary["first_fail"]) else f" (collapsed; errors from {errors})"
     print(f"  grid: best {fmt(summary['best_rps'])} req/s at pool {summary['best_pool']}; "
           f"smallest pool within 5% of best: {summary['smallest_within_5pct']}; "
-          f"first fails at: {summary['first_fail']}"
-          f"{'' if summary['first_error'] in (None, summary['first_fail']) else ' (collapsed; errors from ' + str(summary['first_error']) + ')'}",
-          file=out)
+          f"first fails at: {summary['first_fail']}{errors}", file=out)
 
 
 # The fields of tune's JSON this check reads (the contract of issue 27).
