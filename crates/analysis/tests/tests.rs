@@ -25,4 +25,5 @@ mod transaction_pooler;
 mod tune;
 mod tune_answers;
 mod tune_loop;
+mod tune_threads;
 mod usl;

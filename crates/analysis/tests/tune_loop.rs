@@ -54,6 +54,11 @@ pub(crate) struct Service {
     /// A plateau reached gradually: `servers` × (1 − e^(−n/τ)) busy with
     /// n at once (nginx on shared cores), instead of min(n, servers).
     pub(crate) soft: Option<f64>,
+    /// The load generator on 2 cores: one load thread carries at most
+    /// this many req/s; one thread per core carries the service's
+    /// throughput times this factor (below 1: the threads take the
+    /// service's cores). `None`: the generator is never in the way.
+    pub(crate) generator: Option<(f64, f64)>,
 }
 
 impl Service {
@@ -70,6 +75,7 @@ impl Service {
             noise: 0.0,
             drift: 0.0,
             soft: None,
+            generator: None,
         }
     }
 }
@@ -137,7 +143,16 @@ impl Measure for Sim {
             .map(|(_, after)| after.saturating_sub(warmup));
         let factor = self.factor();
         let s = &self.service;
-        let mut c = simulated_cell(ask, at_server, s, frozen, collapse, factor);
+        // The generator: one thread's ceiling, or the threads' toll.
+        let (factor, cap) = match (s.generator, ask.threads) {
+            (Some((one_cap, _)), Some(1)) => (factor, one_cap),
+            (Some((_, many_factor)), _) => (factor * many_factor, f64::INFINITY),
+            (None, _) => (factor, f64::INFINITY),
+        };
+        let mut c = simulated_cell(ask, at_server, s, frozen, collapse, (factor, cap));
+        if let Some((one_cap, _)) = s.generator {
+            c.generator_cpu = Some(c.throughput_rps / one_cap / 2.0);
+        }
         if let Some(limit) = s.streams {
             c.pool.streams_allowed = vec![limit as u64; connections];
         }
@@ -173,7 +188,7 @@ impl Sim {
                     &self.service,
                     false,
                     None,
-                    1.0,
+                    (1.0, f64::INFINITY),
                 );
                 c.ok = 1;
                 c.requests = 1;
@@ -184,7 +199,7 @@ impl Sim {
                 c
             }
             false => {
-                let mut c = simulated_cell(ask, 1, &self.service, true, None, 1.0);
+                let mut c = simulated_cell(ask, 1, &self.service, true, None, (1.0, f64::INFINITY));
                 c.errors.total = 1;
                 c.errors.by_kind.insert("timeout".into(), 1);
                 c.requests = 1;
@@ -208,7 +223,7 @@ fn simulated_cell(
     s: &Service,
     frozen: bool,
     collapse_after: Option<Duration>,
-    factor: f64,
+    (factor, cap): (f64, f64),
 ) -> CellResult {
     let window_s = ask.window.as_secs_f64();
     let busy = match s.soft {
@@ -221,7 +236,7 @@ fn simulated_cell(
     let x = if frozen {
         0.0
     } else {
-        factor * fall * busy / (s.service_ms / 1000.0)
+        (factor * fall * busy / (s.service_ms / 1000.0)).min(cap)
     };
     let latency_ms = if x > 0.0 {
         ask.in_flight as f64 / x * 1000.0
@@ -337,6 +352,7 @@ pub(crate) fn tune_within(
         most_in_flight: 4 * c,
         warmup: WARMUP,
         skipped: SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())),
+        probe_threads: service.generator.map(|_| 2),
     };
     let sim = Sim {
         service,

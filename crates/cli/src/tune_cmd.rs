@@ -54,6 +54,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
         skipped: crate::tune_pipeline::skipped(&a, &base, load),
+        probe_threads: probe_threads(&a, load),
     };
     // The server's own limit, read before any load (unreachable: exit 2).
     let fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
@@ -177,6 +178,14 @@ fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
         plan.threads = n;
     }
     plan
+}
+
+/// One load thread against one per core, compared by the search once the
+/// generator is busy: unless `--threads` is given, the machine has one
+/// core, or the load is a rate (whose threads follow it, as in `run`).
+fn probe_threads(a: &TuneArgs, load: TuneLoad) -> Option<usize> {
+    let cores = crate::run_cmd::cores();
+    (a.threads.is_none() && cores > 1 && matches!(load, TuneLoad::Concurrency(_))).then_some(cores)
 }
 
 /// Most requests in flight (and connections) the search may use: 4× the

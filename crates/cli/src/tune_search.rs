@@ -71,6 +71,9 @@ impl EngineMeasure {
         plan.concurrency = vec![ask.in_flight];
         plan.duration = ask.window;
         plan.reps = 1;
+        if let Some(n) = ask.threads {
+            plan.threads = n;
+        }
         if ask.phase == TunePhase::Recovery {
             plan.warmup = Duration::ZERO;
         }

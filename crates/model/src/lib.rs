@@ -82,8 +82,9 @@ pub use target_options::{
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tls_facts::TlsFacts;
 pub use tune::{
-    tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, Inference, TuneComparison,
-    TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult, TUNE_SCHEMA_VERSION,
+    tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, GeneratorThreads, Inference,
+    TuneComparison, TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult,
+    TUNE_SCHEMA_VERSION,
 };
 pub use tune_timeouts::{IdleBracket, PoolTimeouts, ServerIdle, ServerTimeout};
 pub use validate::PlanError;

@@ -66,6 +66,27 @@ pub struct TuneResult {
     /// (`None`: not looked at).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_idle: Option<crate::ServerIdle>,
+    /// How many load threads the search measured with, and why (`None`:
+    /// as given with `--threads`, or not chosen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_threads: Option<GeneratorThreads>,
+}
+
+/// The generator's thread count, chosen by a paired comparison: one load
+/// thread against one per core, at the first level where the generator
+/// was busy. On a machine it shares with the service, a thread more than
+/// the load needs takes cores from the service.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct GeneratorThreads {
+    /// The threads every later point ran with.
+    pub threads: usize,
+    /// The requests in flight the two were compared at.
+    pub in_flight: usize,
+    /// Mean throughput of one thread's rounds, req/s.
+    pub one_rps: f64,
+    /// The other count compared (one per core), and its rounds' mean.
+    pub many: usize,
+    pub many_rps: f64,
 }
 
 impl TuneResult {
@@ -101,6 +122,7 @@ impl TuneResult {
             stopped_early: None,
             elapsed_s: 0.0,
             server_idle: None,
+            generator_threads: None,
         }
     }
 }

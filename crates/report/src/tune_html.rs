@@ -80,6 +80,9 @@ pub fn render_tune_html(r: &TuneResult) -> String {
             esc(why)
         );
     }
+    if let Some(line) = crate::tune_text::threads_line(r) {
+        let _ = writeln!(h, "<p>{}</p>", esc(&line));
+    }
     h.push_str("</body></html>\n");
     h
 }

@@ -154,6 +154,9 @@ pub(crate) fn search_footer(r: &TuneResult) -> String {
     if let Some(why) = &r.stopped_early {
         let _ = writeln!(t, "The search stopped early: {why}.");
     }
+    if let Some(line) = threads_line(r) {
+        let _ = writeln!(t, "{line}");
+    }
     let _ = writeln!(
         t,
         "Searched {} points in {:.0} s (budget {:.0} s).",
@@ -162,6 +165,23 @@ pub(crate) fn search_footer(r: &TuneResult) -> String {
         r.budget_s
     );
     t
+}
+
+/// The load threads the search chose, and the comparison that chose them.
+pub(crate) fn threads_line(r: &TuneResult) -> Option<String> {
+    let g = r.generator_threads.as_ref()?;
+    let ratio = g.many_rps / g.one_rps.max(1e-9);
+    let why = match g.threads {
+        1 => "a thread more took cores from the service",
+        _ => "one thread held the load back",
+    };
+    Some(format!(
+        "Load threads: {} (at {} in flight, {} threads carried {ratio:.2}x one thread's {} req/s: {why}).",
+        g.threads,
+        g.in_flight,
+        g.many,
+        fmt_rate(g.one_rps)
+    ))
 }
 
 /// The capacity curve: a sparkline of throughput against in flight, then

@@ -1,6 +1,7 @@
 //! Phase 1: raise, then bisect, the requests in flight, one connection per
 //! request (so no client pool is in the way); every failure waited out.
 use super::state::{generator_limit, Clock, Measure, Searcher};
+use crate::tune::capacity::capacity;
 use crate::tune::search::{next_level, CapacityLimits};
 use poolbench_model::{StrategySpec, TuneLoad, TunePhase};
 
@@ -38,6 +39,13 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 level,
                 RUNS,
             )?;
+            if self.choose_threads(&point)? {
+                // One thread held the load back: the level again, with more.
+                self.result.points.pop();
+                let slo = self.setup.slo.clone();
+                self.result.capacity = capacity(&self.result.points, slo.as_ref(), false);
+                continue;
+            }
             if let Some(why) = generator_limit(&point) {
                 self.most = level.max(1);
                 self.note_early(format!(

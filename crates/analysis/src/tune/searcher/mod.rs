@@ -8,6 +8,7 @@ mod capacity_phase;
 mod family;
 mod recovery;
 mod state;
+mod threads;
 
 pub use state::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 

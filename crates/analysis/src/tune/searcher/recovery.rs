@@ -60,6 +60,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 window: until.saturating_sub(t0).max(PING_GAP),
                 rate: None,
                 requests: Some(1),
+                threads: self.threads,
             };
             let ping = self.run_ask(&ping, (1, 1))?;
             if self.answers_alone(&ping) && self.healthy_again()? {

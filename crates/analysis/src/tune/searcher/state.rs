@@ -26,6 +26,8 @@ pub struct Ask {
     /// up to `window` (a recovery ping: a request given up on would stay
     /// queued inside a frozen service and keep it frozen).
     pub requests: Option<u64>,
+    /// Load threads (`None`: the plan's own).
+    pub threads: Option<usize>,
 }
 
 /// What one run produced: its cell, and the findings `analyze` made of it.
@@ -90,6 +92,10 @@ pub struct Setup {
     /// Families not to search, with why (`pipeline` against a server
     /// that does not answer pipelined requests).
     pub skipped: Vec<(String, String)>,
+    /// Compare one load thread with this many (one per core) once the
+    /// generator is busy, and keep the better (`None`: the threads are
+    /// given, or there is one core).
+    pub probe_threads: Option<usize>,
 }
 
 /// Findings every search makes on purpose (a pool below the load, one run
@@ -121,6 +127,9 @@ pub struct Searcher<M: Measure, C: Clock> {
     pub(crate) waited: Duration,
     /// The service failed and did not recover: nothing more is measured.
     pub(crate) gave_up: bool,
+    /// Load threads of every run (`None`: the plan's own); one until the
+    /// probe (threads.rs) decides.
+    pub(crate) threads: Option<usize>,
 }
 
 impl<M: Measure, C: Clock> Searcher<M, C> {
@@ -132,6 +141,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             runs: (0, Duration::ZERO),
             waited: Duration::ZERO,
             gave_up: false,
+            threads: setup.probe_threads.map(|_| 1),
             setup,
             measure,
             clock,
@@ -233,6 +243,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             window: self.window(),
             rate: rate.filter(|_| matches!(phase, TunePhase::Pool | TunePhase::Confirm)),
             requests: None,
+            threads: self.threads,
         }
     }
 
@@ -287,6 +298,9 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
 
 /// The generator's own limit, if this point reached it: all the cores
 /// busy with poolbench, or poolbench's own stalls long next to the p99.
+/// (One load thread busy is not a limit: the threads were compared when
+/// it became busy, threads.rs, and a busy thread still gathers more
+/// answers a wake-up as requests in flight rise.)
 pub(crate) fn generator_limit(p: &TunePoint) -> Option<String> {
     if p.generator_cpu
         .is_some_and(|c| generator_saturated::saturated(c, None))

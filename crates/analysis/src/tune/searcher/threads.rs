@@ -1,0 +1,65 @@
+//! How many load threads the search measures with: one, or one per core.
+//! On a machine the generator shares with the service, a load thread more
+//! than the load needs takes a core's share from the service, and every
+//! point then swings with where the scheduler put the threads (nginx with
+//! one worker on 2 cores: 80,000 to 140,000 req/s from one run to the next
+//! with two load threads, 145,000 ±2% with one). The search starts with
+//! one; at the first capacity level with at least two requests in flight
+//! per core where that thread is busy, one thread and one per core are
+//! compared, paired (A B A B), and more threads are kept only when they
+//! carry at least 5% more.
+use super::state::{Ask, Clock, Measure, Searcher};
+use poolbench_model::{GeneratorThreads, StrategySpec, TunePhase, TunePoint};
+
+/// Share of one core at which the one thread counts as busy.
+const BUSY: f64 = 0.5;
+/// More threads must carry this much more than one to be kept.
+const MORE_BY: f64 = 1.05;
+/// Runs of each in the paired comparison.
+const ROUNDS: usize = 2;
+/// Errors above this share leave the level out of the comparison.
+const ERRORS: f64 = 0.01;
+
+impl<M: Measure, C: Clock> Searcher<M, C> {
+    /// After capacity `point` (measured with one thread): compare one
+    /// thread with one per core if it is due; `true` when more threads
+    /// were kept, so the point must be measured again.
+    pub(crate) fn choose_threads(&mut self, point: &TunePoint) -> Result<bool, M::Error> {
+        let (Some(many), Some(1)) = (self.setup.probe_threads, self.threads) else {
+            return Ok(false);
+        };
+        let busy = point.generator_cpu.is_some_and(|c| c * many as f64 >= BUSY);
+        let healthy =
+            point.requests > 0 && point.error_rate <= ERRORS && point.stalled_s < self.stall_s();
+        let due = self.result.generator_threads.is_none() && point.in_flight >= 2 * many;
+        if !(due && busy && healthy) || self.left(1.0) < self.run_cost() * (2 * ROUNDS as u32 + 8) {
+            return Ok(false);
+        }
+        let level = point.in_flight;
+        let ask = |threads| Ask {
+            threads: Some(threads),
+            ..self.ask(TunePhase::Capacity, StrategySpec::Pool(Some(level)), level)
+        };
+        let (one_ask, many_ask) = (ask(1), ask(many));
+        let (mut one, mut more, mut rounds) = (0.0, 0.0, 0);
+        while rounds < ROUNDS && !self.measure.interrupted() {
+            more += self.run_once(&many_ask)?.throughput_rps;
+            one += self.run_once(&one_ask)?.throughput_rps;
+            rounds += 1;
+        }
+        if rounds == 0 {
+            return Ok(false);
+        }
+        let (one, more) = (one / rounds as f64, more / rounds as f64);
+        let threads = if more >= MORE_BY * one { many } else { 1 };
+        self.result.generator_threads = Some(GeneratorThreads {
+            threads,
+            in_flight: level,
+            one_rps: one,
+            many,
+            many_rps: more,
+        });
+        self.threads = Some(threads);
+        Ok(threads != 1)
+    }
+}

@@ -1,0 +1,77 @@
+//! The load threads the search chooses (searcher/threads.rs), on
+//! simulated services whose generator has 2 cores: one thread kept when a
+//! second takes the service's cores, one per core when one thread holds
+//! the load back; never chosen at one or two requests in flight.
+use crate::tune_loop::{trail, tune_seeded, Service};
+use poolbench_model::{TunePhase, TuneResult};
+use std::time::Duration;
+
+fn search(service: Service) -> TuneResult {
+    tune_seeded(service, 64, &["pool"], Duration::from_secs(60), 7)
+}
+
+/// The best capacity point's throughput.
+fn best_capacity(r: &TuneResult) -> f64 {
+    r.points
+        .iter()
+        .filter(|p| p.phase == TunePhase::Capacity)
+        .map(|p| p.throughput_rps)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn a_second_thread_that_takes_the_services_cores_is_not_kept() {
+    // 150,000 req/s at most (8 at once, 53 µs each); one thread could
+    // carry 200,000, two carry 0.7× what the service gives.
+    let service = Service {
+        noise: 0.03,
+        generator: Some((200_000.0, 0.7)),
+        ..Service::new(8, 0.053)
+    };
+    let r = search(service);
+    let g = r
+        .generator_threads
+        .clone()
+        .expect("the threads were compared");
+    assert_eq!(g.threads, 1, "{g:?}\n{}", trail(&r));
+    assert!(g.in_flight >= 4, "compared at {} in flight", g.in_flight);
+    assert!(g.many_rps < 0.8 * g.one_rps, "{g:?}");
+    // The search went on with one thread: the service's own capacity.
+    assert!(best_capacity(&r) > 140_000.0, "{}", trail(&r));
+    let x = r.recommendation.as_ref().expect("a pool").throughput_rps;
+    assert!(x > 135_000.0, "{x}\n{}", trail(&r));
+}
+
+#[test]
+fn one_thread_that_holds_the_load_back_gives_way_to_one_per_core() {
+    // The service gives 150,000 req/s; one thread carries 60,000.
+    let service = Service {
+        noise: 0.03,
+        generator: Some((60_000.0, 1.0)),
+        ..Service::new(8, 0.053)
+    };
+    let r = search(service);
+    let g = r
+        .generator_threads
+        .clone()
+        .expect("the threads were compared");
+    assert_eq!(g.threads, 2, "{g:?}\n{}", trail(&r));
+    assert!(g.many_rps > 1.2 * g.one_rps, "{g:?}");
+    // The level compared was measured again with both threads, and the
+    // capacity read past one thread's ceiling.
+    assert!(best_capacity(&r) > 140_000.0, "{}", trail(&r));
+    let x = r.recommendation.as_ref().expect("a pool").throughput_rps;
+    assert!(x > 135_000.0, "{x}\n{}", trail(&r));
+}
+
+#[test]
+fn an_idle_generator_is_not_compared() {
+    // 8 at once, 5 ms each: 1,600 req/s, far below one thread's 60,000.
+    let service = Service {
+        generator: Some((60_000.0, 1.0)),
+        ..Service::new(8, 5.0)
+    };
+    let r = search(service);
+    assert!(r.generator_threads.is_none(), "{:?}", r.generator_threads);
+    assert!(r.recommendation.is_some(), "{}", trail(&r));
+}
