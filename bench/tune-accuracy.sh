@@ -43,7 +43,9 @@
 # For each service: (a) the grid, `poolbench run URL -s pool -c C --pool
 # 1,2,..,10,11,..,C` (each size at most 10% above the one before), -d 2s
 # --warmup 500ms --format json, in two passes of one run a size (sizes up,
-# then down, so the machine's drift over the grid cancels); per size its
+# then down, so the machine's drift over the grid cancels; nginx and
+# grpc-streams: each pass once with one load thread and once with one per
+# core, a size's figure the better count's mean); per size its
 # mean throughput, p99, error rate and stalls; the best throughput, the smallest pool within 5% of it,
 # and the smallest pool that fails (> 1% errors or a stall). Except:
 #   fastapi    sizes 1..16 (16 is its first failing size), each size its own
@@ -183,7 +185,11 @@ wait_addr_line() {
 # strategy gets the sizes above 1), the cells (cell_duration, cell_warmup,
 # cell_reps, unless TA_* set them), fresh_per_size (each size its own run on
 # a service started again by restart_server), tune_extra_s (added to tune's
-# time bound).
+# time bound), grid_threads (load threads of the grid's passes: each pass
+# runs once per count listed, and a size's figure is the better count's
+# mean; tune chooses between one thread and one per core where its thread
+# is busy, docs/tune.md, so the grid tries both where the generator works
+# hard: nginx and grpc-streams; default: run's own).
 start_nginx_service() {
     command -v nginx >/dev/null || apt_install nginx || return 1
     # shellcheck disable=SC2119 # no arguments: HTTP/1.1
@@ -194,6 +200,7 @@ start_nginx_service() {
     url="http://$nginx_addr/"
     c=64
     run_extra=()
+    grid_threads="1 $(nproc)"
     about="$(nginx -v 2>&1 | sed 's/^nginx version: //'), one worker, 13-byte body"
 }
 
@@ -315,6 +322,7 @@ start_grpc_streams() {
     grid_sizes=1,2,3,4,5,6,7,8,9,10,11,12,14,16,20,25,32,40,50,64,80,100
     grid_strategy=round-robin
     one_is_shared=1
+    grid_threads="1 $(nproc)"
     about="grpc_greeter -delay 2ms -max-streams 10 (grpc-go $grpc_ver, $(go version | awk '{print $3}')), helloworld.Greeter/SayHello waiting 2 ms, MaxConcurrentStreams 10"
 }
 
@@ -351,7 +359,7 @@ run_cells() {
         [ -n "$pool" ] && strategies=${strategies:+$strategies,}$grid_strategy
         [ -n "$pool" ] || pool=1
     fi
-    "$bin" run "$url" "${run_extra[@]}" -s "$strategies" -c "$c" --pool "$pool" \
+    "$bin" run "$url" "${run_extra[@]}" ${grid_t:+--threads "$grid_t"} -s "$strategies" -c "$c" --pool "$pool" \
         -d "$cell_duration" --warmup "$cell_warmup" --reps "${pass_reps:-$cell_reps}" --format json -q \
         -o "$file" >/dev/null 2>"$file.err"
 }
@@ -361,35 +369,45 @@ run_cells() {
 # small and large sizes alike (one pass upwards read a machine that sped
 # up over 4 minutes as throughput rising with the pool). Into FILE.
 run_passes() {
-    local sizes=$1 file=$2 pass order r rc=0 parts=()
+    local sizes=$1 file=$2 pass order r rc=0 parts=() t part
     for pass in $(seq "$cell_reps"); do
         order=$sizes
         [ $((pass % 2)) -eq 0 ] && order=$(tr ',' '\n' <<<"$sizes" | tac | paste -sd,)
-        pass_reps=1 run_cells "$order" "${file%.json}.pass$pass.json"
-        r=$?
-        if [ $r -ne 0 ]; then
-            rc=$r
-            sed 's/^/  run: /' "${file%.json}.pass$pass.json.err" | head -20
-        fi
-        parts+=("${file%.json}.pass$pass.json")
+        for t in ${grid_threads:--}; do
+            part="${file%.json}.pass$pass.json"
+            [ "$t" = - ] || part="${file%.json}.pass$pass.t$t.json"
+            grid_t=${t#-} pass_reps=1 run_cells "$order" "$part"
+            r=$?
+            if [ $r -ne 0 ]; then
+                rc=$r
+                sed 's/^/  run: /' "$part.err" | head -20
+            fi
+            parts+=("$part")
+        done
     done
     merge_grid "$file" "${parts[@]}"
     return $rc
 }
 
 # Merge grid JSON files into the first argument's file: every cell in one
-# list, a `shared` cell counted as pool size 1 (its one connection).
+# list, a `shared` cell counted as pool size 1 (its one connection), each
+# cell of a file named *.tN.json marked as run with N load threads.
 merge_grid() {
     "$py" - "$@" <<'EOF'
-import json, sys
+import json, re, sys
 dst, srcs = sys.argv[1], sys.argv[2:]
 docs = []
 for p in srcs:
     try:
         with open(p) as f:
-            docs.append(json.load(f))
+            d = json.load(f)
     except (OSError, ValueError):
-        pass
+        continue
+    m = re.search(r"\.t(\d+)\.json$", p)
+    for c in d.get("cells", []):
+        if m and "grid_threads" not in c:
+            c["grid_threads"] = int(m.group(1))
+    docs.append(d)
 if docs:
     doc = docs[0]
     doc["cells"] = [c for d in docs for c in d.get("cells", [])]
@@ -503,6 +521,7 @@ for s in "${wanted[@]}"; do
     cell_warmup=${TA_WARMUP:-500ms}
     cell_reps=${TA_REPS:-2}
     tune_extra_s=0
+    grid_threads=
     svc_signal=TERM
     started=0
     case $s in

@@ -61,7 +61,15 @@ def grid_rows(path):
         errs = sum((c.get("errors") or {}).get("total", 0) for c in cells)
         unfinished = sum(c.get("unfinished", 0) for c in cells)
         stalls = [s for c in cells for s in (c.get("stalls") or [])]
-        thr = sum(c.get("throughput_rps", 0.0) for c in cells) / len(cells)
+        # Cells run with different load threads (grid_threads): the better
+        # count's mean; errors and stalls of every cell count.
+        by_threads = {}
+        for c in cells:
+            by_threads.setdefault(c.get("grid_threads"), []).append(c)
+        threads, thr = max(
+            ((t, sum(c.get("throughput_rps", 0.0) for c in cs) / len(cs))
+             for t, cs in by_threads.items()),
+            key=lambda x: x[1])
         p99 = max(((c.get("latency_us") or {}).get("p99") or 0.0) for c in cells)
         by_status = {}
         for c in cells:
@@ -71,7 +79,7 @@ def grid_rows(path):
                 by_status[k] = by_status.get(k, 0) + v
         err_rate = errs / reqs if reqs else 1.0
         rows.append({
-            "pool": size, "throughput_rps": thr, "p99_us": p99,
+            "pool": size, "throughput_rps": thr, "p99_us": p99, "threads": threads,
             "requests": reqs, "errors": errs, "error_rate": err_rate,
             "errors_by": by_status, "unfinished": unfinished,
             "stalls": len(stalls),
@@ -127,6 +135,8 @@ def print_grid(rows, summary, out=sys.stdout):
         elif r["failed"] and r["pool"] == summary["first_error"]:
             mark = "  <- errors"
         errs = ", ".join(f"{k}: {v}" for k, v in sorted(r["errors_by"].items()))
+        if r.get("threads") is not None:
+            mark += f"  (the better of the load threads: {r['threads']})"
         print(f"  {r['pool']:>5} {r['throughput_rps']:>10,.0f} {r['p99_us'] / 1000:>9.2f} "
               f"{r['requests']:>9} {100 * r['error_rate']:>7.2f} "
               f"{r['stalls']:>3}/{r['stall_s']:<4g} {errs}{mark}", file=out)
