@@ -319,3 +319,47 @@ fn points_section(t: &mut String, r: &TuneResult) {
     }
     t.push('\n');
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{render_tune_text, threads_line};
+    use poolbench_model::{GeneratorThreads, TuneLoad, TuneResult};
+
+    fn result(threads: usize, one_rps: f64, many_rps: f64) -> TuneResult {
+        let mut r = TuneResult::begin(
+            "http://x/".into(),
+            TuneLoad::Concurrency(64),
+            None,
+            120.0,
+            vec!["pool".into()],
+        );
+        r.generator_threads = Some(GeneratorThreads {
+            threads,
+            in_flight: 4,
+            one_rps,
+            many: 2,
+            many_rps,
+        });
+        r
+    }
+
+    #[test]
+    fn says_which_load_threads_were_kept_and_why() {
+        let one = result(1, 140_000.0, 128_000.0);
+        assert_eq!(
+            threads_line(&one).unwrap(),
+            "Load threads: 1 (at 4 in flight, 2 threads carried 0.91x one thread's 140,000 req/s: a thread more took cores from the service)."
+        );
+        let two = result(2, 62_000.0, 83_000.0);
+        let line = threads_line(&two).unwrap();
+        assert!(
+            line.starts_with("Load threads: 2 ") && line.contains("1.34x"),
+            "{line}"
+        );
+        assert!(line.ends_with("one thread held the load back)."), "{line}");
+        assert!(render_tune_text(&two).contains(&line));
+        let mut given = two;
+        given.generator_threads = None;
+        assert_eq!(threads_line(&given), None);
+    }
+}
