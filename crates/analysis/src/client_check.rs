@@ -327,7 +327,24 @@ mod tests {
             .as_ref()
             .unwrap()
             .contains("MaxIdleConnsPerHost: 10"));
+        // Just under half, but 14 times the 10 ever open at once: churn
+        // (Go at its defaults read 145 of 300 once); 100 of 300 with 40
+        // open at once is not.
+        w.connections_opened = 145;
+        w.connections_peak = 10;
+        w.ended_by.client = 145;
+        assert_eq!(
+            ids(&client_check(&w, &setup(Some("go"), &[]))),
+            ["client-churn"]
+        );
+        w.connections_opened = 100;
+        w.connections_peak = 40;
+        w.ended_by.client = 100;
+        assert!(client_check(&w, &setup(Some("go"), &[]))
+            .findings
+            .is_empty());
         // The server closing after each request is not the client's doing.
+        w.connections_opened = 240;
         w.ended_by = EndedBy {
             server_limit: 238,
             ..EndedBy::default()
