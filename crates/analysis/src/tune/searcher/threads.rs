@@ -29,6 +29,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             return Ok(false);
         };
         let busy = point.generator_cpu.is_some_and(|c| c * many as f64 >= BUSY);
+        // Errors and stalls only: `failure()` also counts fewer in flight
+        // than asked, which is what one busy thread looks like.
         let healthy =
             point.requests > 0 && point.error_rate <= ERRORS && point.stalled_s < self.stall_s();
         let due = self.result.generator_threads.is_none() && point.in_flight >= 2 * many;
