@@ -5,8 +5,7 @@
 //! one worker on 2 cores: 80,000 to 140,000 req/s from one run to the next
 //! with two load threads, 145,000 ±2% with one). The search starts with
 //! one; at the first capacity level with at least two requests in flight
-//! per core where that thread is busy (half a core, or fewer requests in
-//! flight than its workers asked), one thread and one per core are
+//! per core where that thread is busy, one thread and one per core are
 //! compared, paired (A B A B), and more threads are kept only when they
 //! carry at least 5% more.
 use super::state::{Ask, Clock, Measure, Searcher};
@@ -14,11 +13,6 @@ use poolbench_model::{GeneratorThreads, StrategySpec, TunePhase, TunePoint};
 
 /// Share of one core at which the one thread counts as busy.
 const BUSY: f64 = 0.5;
-/// Or: requests in flight below this share of those asked (throughput ×
-/// mean latency, Little's law): the thread falls behind its workers
-/// before its CPU shows it (PostgreSQL `pg_sleep(0.005)` at 64 in flight
-/// on one thread: 54 of 64, at 0.42 of a core).
-const LAGGING: f64 = 0.9;
 /// More threads must carry this much more than one to be kept.
 const MORE_BY: f64 = 1.05;
 /// Runs of each in the paired comparison.
@@ -34,9 +28,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         let (Some(many), Some(1)) = (self.setup.probe_threads, self.threads) else {
             return Ok(false);
         };
-        let asked = point.in_flight.min(point.pool_size.max(1)) as f64;
-        let busy = point.generator_cpu.is_some_and(|c| c * many as f64 >= BUSY)
-            || point.achieved_in_flight < LAGGING * asked;
+        let busy = point.generator_cpu.is_some_and(|c| c * many as f64 >= BUSY);
         // Errors and stalls only: `failure()` also counts fewer in flight
         // than asked, which is what one busy thread looks like.
         let healthy =
