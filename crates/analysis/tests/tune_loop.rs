@@ -59,6 +59,10 @@ pub(crate) struct Service {
     /// throughput times this factor (below 1: the threads take the
     /// service's cores). `None`: the generator is never in the way.
     pub(crate) generator: Option<(f64, f64)>,
+    /// From this many in flight, one load thread carries this share of
+    /// what one per core carries, at a fifth of a core per thread (it
+    /// falls behind without being busy). Needs `generator`.
+    pub(crate) lag: Option<(usize, f64)>,
 }
 
 impl Service {
@@ -76,6 +80,7 @@ impl Service {
             drift: 0.0,
             soft: None,
             generator: None,
+            lag: None,
         }
     }
 }
@@ -149,9 +154,16 @@ impl Measure for Sim {
             (Some((_, many_factor)), _) => (factor * many_factor, f64::INFINITY),
             (None, _) => (factor, f64::INFINITY),
         };
+        let factor = match s.lag {
+            Some((from, share)) if ask.threads == Some(1) && at_server >= from => factor * share,
+            _ => factor,
+        };
         let mut c = simulated_cell(ask, at_server, s, frozen, collapse, (factor, cap));
         if let Some((one_cap, _)) = s.generator {
             c.generator_cpu = Some(c.throughput_rps / one_cap / 2.0);
+        }
+        if s.lag.is_some() {
+            c.generator_cpu = Some(0.2);
         }
         if let Some(limit) = s.streams {
             c.pool.streams_allowed = vec![limit as u64; connections];

@@ -39,7 +39,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 level,
                 RUNS,
             )?;
-            if self.choose_threads(&point)? {
+            if self.choose_threads(&point, level >= limits.want)? {
                 // One thread held the load back: the level again, with more.
                 self.result.points.pop();
                 let slo = self.setup.slo.clone();
