@@ -79,7 +79,10 @@ pub(crate) struct TuneArgs {
     #[arg(long, default_value = "5s", value_parser = parse::positive_duration)]
     pub(crate) connect_timeout: Duration,
 
-    /// Load-generator threads. [default: number of cores]
+    /// Load-generator threads, fixed. Without it the search starts with
+    /// one and compares it with one per core, paired, where that thread
+    /// is busy (half a core; a quarter at the client's load), keeping
+    /// more only when they carry 5% more (the JSON's `generator_threads`).
     #[arg(long, value_parser = parse::concurrency)]
     pub(crate) threads: Option<usize>,
 
