@@ -14,6 +14,7 @@ the bounds on `poolbench tune`'s answer, the closing table).
     tune_accuracy.py report OUT_JSON...
         the table of every service, then a markdown block for bench/log/RESULTS.md
 """
+import glob
 import json
 import math
 import os
@@ -48,8 +49,13 @@ def grid_rows(path):
     """Per pool size: throughput, p99, error rate, stalls (reps merged)."""
     with open(path) as f:
         doc = json.load(f)
+    return doc, cell_rows(doc.get("cells", []))
+
+
+def cell_rows(cells_of_grid):
+    """grid_rows for cells already read."""
     by_size = {}
-    for cell in doc.get("cells", []):
+    for cell in cells_of_grid:
         size = cell.get("pool_size")
         if size is None:
             continue
@@ -87,7 +93,37 @@ def grid_rows(path):
             "reps": sum(c.get("reps", 1) for c in cells),
             "failed": err_rate > FAIL_ERROR_RATE or bool(stalls) or reqs == 0,
         })
-    return doc, rows
+    return rows
+
+
+def pass_paths(grid_path):
+    """The files of the grid's passes beside GRID_JSON (NAME.grid.passP[.tT].json),
+    by pass: each pass's files (one per load-thread count)."""
+    base = grid_path[:-len(".json")] if grid_path.endswith(".json") else grid_path
+    by_pass = {}
+    for path in sorted(glob.glob(glob.escape(base) + ".pass*.json")):
+        tag = path[len(base) + len(".pass"):-len(".json")].split(".")[0]
+        by_pass.setdefault(tag, []).append(path)
+    return [by_pass[k] for k in sorted(by_pass)]
+
+
+def pass_within(grid_path):
+    """Each pass alone (its thread counts merged as the grid merges them):
+    the smallest size within 5% of that pass's best. How far the brute
+    force itself moves between passes on the same service."""
+    out = []
+    for paths in pass_paths(grid_path):
+        cells = []
+        for path in paths:
+            try:
+                with open(path) as f:
+                    cells += json.load(f).get("cells", [])
+            except (OSError, ValueError):
+                continue
+        rows = cell_rows(cells)
+        if rows:
+            out.append(grid_summary(rows)["smallest_within_5pct"])
+    return out
 
 
 def grid_summary(rows):
@@ -199,6 +235,7 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
         rows, summary = [], grid_summary([])
     row["grid"] = summary
     row["grid_rows"] = rows
+    row["grid_passes_within"] = pass_within(grid_path)
     row["wall_s"] = wall_s
 
     tune = None
@@ -323,7 +360,17 @@ def agreement_line(results):
     why = (f"largest {max(picks)} <= 1.1x smallest {min(picks)} + 1 = {limit:.1f}"
            if limit is not None else "a run recommended no pool")
     return (f"{results[0]['service']}: {len(results)} runs: {runs}; {why}; "
-            f"picks agree within 10% (+1): {v}")
+            f"picks agree within 10% (+1): {v}{passes_note(results[0])}")
+
+
+def passes_note(result):
+    """The grid's passes, each read alone, held to the same agreement."""
+    within = [w for w in result.get("grid_passes_within") or [] if w is not None]
+    if len(within) < 2:
+        return ""
+    ok = max(within) <= AGREE_SLACK * min(within) + 1
+    return (f" (the grid's {len(within)} passes, each read alone: smallest within 5% "
+            f"{', '.join(map(str, within))}; by the same bound they {'agree' if ok else 'do not agree'})")
 
 
 def agree(paths):
