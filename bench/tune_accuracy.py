@@ -271,6 +271,7 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
         "reason": tune.get("reason"), "elapsed_s": tune.get("elapsed_s"),
         "points": len(tune.get("points") or []),
         "findings": tune.get("findings") or [],
+        "near_line": near_line(tune),
     }
     t = row["tune_answer"]
     print(f"  tune: pool {fmt(t['pool_size'])} at {fmt(t['throughput_rps'])} req/s "
@@ -321,6 +322,11 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
         b["size"] = verdict(size <= limit)
         print(f"  size: recommended {size}, grid's smallest within 5% of best {small}, "
               f"bound <= {limit:.1f}: {b['size']}")
+    near = t["near_line"]
+    if near is not None and small is not None:
+        inside = "inside" if near[0] <= small <= near[1] else "outside"
+        print(f"  near the line: tune named sizes {near[0]} to {near[1]} (pick-near-line); "
+              f"the grid's smallest within 5%, {small}, is {inside} them")
     # 3. cliff.
     g, tc = summary["first_fail"], t["cliff_in_flight"]
     if g is None and tc is None:
@@ -343,6 +349,28 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
     json.dump(row, open(out_path, "w"), indent=1)
 
 
+def near_line(tune):
+    """The sizes tune's `pick-near-line` inference names, as (from, to)."""
+    for i in tune.get("inferences") or []:
+        if isinstance(i, dict) and i.get("id") == "pick-near-line":
+            words = i.get("text", "").split("sizes from ", 1)[-1].split()
+            if len(words) >= 3 and words[0].isdigit() and words[2].isdigit():
+                return (int(words[0]), int(words[2]))
+    return None
+
+
+def near_note(results):
+    """The runs' `pick-near-line` sizes, and what every run's named."""
+    near = [tuple((r.get("tune_answer") or {}).get("near_line") or ()) for r in results]
+    named = [n for n in near if n]
+    if not named:
+        return ""
+    each = ", ".join(f"{n[0]}-{n[1]}" if n else "none" for n in near)
+    lo, hi = max(n[0] for n in named), min(n[1] for n in named)
+    common = f"{lo}-{hi}" if lo <= hi and len(named) == len(near) else "none"
+    return f"; sizes tune named near the 5% line: {each} (in every run's: {common})"
+
+
 def agreement(results):
     """The picks of one service's runs, the bound's figures and its verdict."""
     picks = [(r.get("tune_answer") or {}).get("pool_size") for r in results]
@@ -360,7 +388,7 @@ def agreement_line(results):
     why = (f"largest {max(picks)} <= 1.1x smallest {min(picks)} + 1 = {limit:.1f}"
            if limit is not None else "a run recommended no pool")
     return (f"{results[0]['service']}: {len(results)} runs: {runs}; {why}; "
-            f"picks agree within 10% (+1): {v}{passes_note(results[0])}")
+            f"picks agree within 10% (+1): {v}{near_note(results)}{passes_note(results[0])}")
 
 
 def passes_note(result):

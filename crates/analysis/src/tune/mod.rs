@@ -7,6 +7,7 @@ mod confirm;
 mod fit;
 mod fleet;
 mod inferences;
+mod near_line;
 mod point;
 mod pool_search;
 mod search;
@@ -24,7 +25,7 @@ pub use fleet::{per_replica, plan as plan_fleet, row_counts};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
 pub use pool_search::{
-    confirmed_pick, needs_round, next_pool, verdicts, PoolBounds, PoolStep, Verdict,
+    confirmed_pick, near_line, needs_round, next_pool, verdicts, PoolBounds, PoolStep, Verdict,
 };
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
@@ -112,6 +113,10 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
             result.inferences.extend(ceiling);
             let note = reference_note(result, p);
             result.inferences.extend(note);
+            let family = family_of(&p.strategy);
+            let failed = failed_sizes(&result.points, family, slo.as_ref(), stall_s);
+            let near = near_line::note(&result.comparisons, p, family, &failed);
+            result.inferences.extend(near);
             (Some(r), None)
         }
         Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
@@ -162,16 +167,7 @@ fn paired_pick<'a>(
     slo: Option<&Slo>,
     stall_s: f64,
 ) -> Result<(&'a TunePoint, Vec<usize>), String> {
-    let mine = || {
-        points
-            .iter()
-            .filter(move |p| family_of(&p.strategy) == family)
-            .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
-    };
-    let failed: Vec<usize> = mine()
-        .filter(|p| meets(p, slo, stall_s).is_err())
-        .map(|p| p.pool_size)
-        .collect();
+    let failed = failed_sizes(points, family, slo, stall_s);
     let Some(pick) = pool_search::confirmed_pick(compared, &failed) else {
         return reference_pick(points, compared, family, &failed);
     };
@@ -182,6 +178,18 @@ fn paired_pick<'a>(
         .find(|p| p.phase == TunePhase::Confirm && p.pool_size == pick.pool_size)
         .ok_or("the pick has no confirmation point")?;
     Ok((point, Vec::new()))
+}
+
+/// The sizes of a family whose pool-search or confirmation runs broke the
+/// bounds.
+fn failed_sizes(points: &[TunePoint], family: &str, slo: Option<&Slo>, stall_s: f64) -> Vec<usize> {
+    points
+        .iter()
+        .filter(|p| family_of(&p.strategy) == family)
+        .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+        .filter(|p| meets(p, slo, stall_s).is_err())
+        .map(|p| p.pool_size)
+        .collect()
 }
 
 /// No smaller size was confirmed (the confirmation rejected them, or the

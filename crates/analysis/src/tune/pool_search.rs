@@ -118,8 +118,26 @@ const HOPELESS: f64 = 0.9;
 /// straddles the line and rounds are left.
 pub fn needs_round(ratios: &[f64], most: usize) -> bool {
     let (log, ci) = log_mean_ci(ratios);
-    let straddles = (log - WITHIN_BEST.ln()).abs() < ci.max(0.02) && log.exp() >= HOPELESS;
-    ratios.len() < FIRST_ROUNDS || (ratios.len() < most && straddles)
+    ratios.len() < FIRST_ROUNDS || (ratios.len() < most && straddles(log, ci))
+}
+
+/// How near the 5% line (in log ratio) a comparison reads when it is
+/// near whatever its interval.
+const NEAR: f64 = 0.02;
+
+/// A mean log ratio (size ÷ reference) with its 95% half-width straddles
+/// the 5% line: within the larger of [`NEAR`] and the interval, and not
+/// below [`HOPELESS`].
+fn straddles(log: f64, ci: f64) -> bool {
+    (log - WITHIN_BEST.ln()).abs() < ci.max(NEAR) && log.exp() >= HOPELESS
+}
+
+/// A size whose rounds, all of them, read within 2% of the 5% line
+/// (0.931× to 0.969× of the reference): whether it is within 5% is the
+/// noise's to say. Only the value counts, not the interval: a size at
+/// 1.0× over two wide rounds is not near the line.
+pub fn near_line(v: &Verdict) -> bool {
+    (v.ratio.ln() - WITHIN_BEST.ln()).abs() < NEAR
 }
 
 /// Mean of the logarithms and its 95% half-width (normal approximation;
