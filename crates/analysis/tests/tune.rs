@@ -3,8 +3,8 @@
 //! the service serves at once; the pool search finds the smallest pool
 //! within 5% of the best; the confirmation calls a tie a tie.
 use poolbench_analysis::tune::{
-    capacity, confirm_sizes, confirmed_pick, decide, needs_round, next_level, next_pool, tie,
-    verdicts, CapacityLimits, PoolBounds, PoolStep,
+    capacity, confirm_sizes, confirmed_pick, decide, disturbed, needs_round, next_level, next_pool,
+    tie, verdicts, CapacityLimits, PoolBounds, PoolStep,
 };
 use poolbench_model::{Slo, TuneComparison, TunePhase, TunePoint};
 
@@ -138,6 +138,7 @@ fn compared(phase: TunePhase, n: usize, upper: usize, ratio: f64, rounds: usize)
         pool_size: n,
         reference: upper,
         ratios: vec![ratio; rounds],
+        set_aside: None,
     }
 }
 
@@ -153,6 +154,7 @@ fn two_lucky_rounds_do_not_raise_the_line_for_every_size() {
         pool_size: n,
         reference: 64,
         ratios: ratios.to_vec(),
+        set_aside: None,
     };
     let comps = [
         mk(18, &[0.97, 0.975]),
@@ -360,4 +362,42 @@ fn a_gradual_fall_is_retrograde_and_a_sudden_one_a_cliff() {
     // Half of the level under it is still contention.
     let halved = curve(&[(1, 700.0), (2, 760.0), (4, 780.0), (8, 330.0)]);
     assert_eq!(capacity(&halved, None, false).cliff_in_flight, None);
+}
+
+#[test]
+fn rounds_that_read_far_under_a_smaller_size_or_with_a_fast_reference_are_set_aside() {
+    // nginx at 64 in flight, the machine a third slower for the whole
+    // search: pool:8 read 0.94× of pool:64, then pool:12 0.72× and 0.78×
+    // with the reference 26% faster than in any other comparison.
+    let mk = |n: usize, ratios: &[f64]| TuneComparison {
+        phase: TunePhase::Pool,
+        family: "pool".into(),
+        pool_size: n,
+        reference: 64,
+        ratios: ratios.to_vec(),
+        set_aside: None,
+    };
+    let eight = mk(8, &[0.99, 0.96, 0.91, 0.91]);
+    let twelve = mk(12, &[0.72, 0.78]);
+    let why = disturbed(&[&eight], &twelve, &[]).expect("under 0.85 of a smaller size");
+    assert!(why.contains("with 8"), "{why}");
+    // Under the line but not far under the smaller size: its own.
+    assert!(disturbed(&[&eight], &mk(12, &[0.9, 0.92]), &[]).is_none());
+    // The first comparison has no smaller size: the reference's readings
+    // tell (the capacity search's 106k and 107k at 64, then 135k).
+    let first = [106_470.0, 107_183.0, 135_515.0];
+    let why = disturbed(&[], &twelve, &first).expect("the reference read fast");
+    assert!(why.contains("1.26×"), "{why}");
+    assert!(disturbed(&[], &twelve, &[106_470.0, 109_000.0]).is_none());
+    // A size that read good whatever the reference did is its own.
+    assert!(disturbed(&[], &mk(12, &[0.97, 0.96]), &first).is_none());
+    // Set aside, the rounds no longer count.
+    let again = mk(12, &[0.96, 0.97]);
+    let aside = TuneComparison {
+        set_aside: Some(why),
+        ..twelve
+    };
+    let v = verdicts(&[&eight, &aside, &again], &[]);
+    let v12 = v.iter().find(|v| v.pool_size == 12).unwrap();
+    assert!(v12.good && v12.rounds == 2, "{v12:?}");
 }

@@ -63,6 +63,12 @@ pub(crate) struct Service {
     /// what one per core carries, at a fifth of a core per thread (it
     /// falls behind without being busy). Needs `generator`.
     pub(crate) lag: Option<(usize, f64)>,
+    /// The machine this much faster for the reference's runs (as many
+    /// connections as requests in flight) that start in this window
+    /// (start, length): a change of its speed that happened to fall on
+    /// both reference halves of a comparison (A B, B A), which pairing
+    /// cannot cancel.
+    pub(crate) burst: Option<(Duration, Duration, f64)>,
 }
 
 impl Service {
@@ -81,6 +87,7 @@ impl Service {
             soft: None,
             generator: None,
             lag: None,
+            burst: None,
         }
     }
 }
@@ -148,6 +155,11 @@ impl Measure for Sim {
             .map(|(_, after)| after.saturating_sub(warmup));
         let factor = self.factor();
         let s = &self.service;
+        let reference = connections == ask.in_flight && ask.phase != TunePhase::Capacity;
+        let factor = match s.burst {
+            Some((from, len, f)) if reference && start >= from && start < from + len => factor * f,
+            _ => factor,
+        };
         // The generator: one thread's ceiling, or the threads' toll.
         let (factor, cap) = match (s.generator, ask.threads) {
             (Some((one_cap, _)), Some(1)) => (factor, one_cap),

@@ -203,6 +203,12 @@ pub struct TuneComparison {
     pub reference: usize,
     /// Each round's throughput of the size over the reference's.
     pub ratios: Vec<f64>,
+    /// Why these rounds do not count, where they do not: on a service that
+    /// does not slow with more connections they read far under a smaller
+    /// size's, so the machine moved them (its speed changed between the
+    /// halves of the rounds), and the size was compared again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_aside: Option<String>,
 }
 
 /// The pool to set, and how.

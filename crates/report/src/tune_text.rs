@@ -267,6 +267,9 @@ fn comparisons_section(t: &mut String, r: &TuneResult) {
             mean,
             rounds.join(", ")
         );
+        if let Some(why) = &c.set_aside {
+            let _ = writeln!(t, "           set aside: {why}");
+        }
     }
     t.push('\n');
 }
@@ -323,7 +326,7 @@ fn points_section(t: &mut String, r: &TuneResult) {
 #[cfg(test)]
 mod tests {
     use super::{render_tune_text, threads_line};
-    use poolbench_model::{GeneratorThreads, TuneLoad, TuneResult};
+    use poolbench_model::{GeneratorThreads, TuneComparison, TuneLoad, TunePhase, TuneResult};
 
     fn result(threads: usize, one_rps: f64, many_rps: f64) -> TuneResult {
         let mut r = TuneResult::begin(
@@ -361,5 +364,40 @@ mod tests {
         let mut given = two;
         given.generator_threads = None;
         assert_eq!(threads_line(&given), None);
+    }
+
+    #[test]
+    fn comparisons_set_aside_say_why() {
+        let mut r = result(1, 1.0, 1.0);
+        let mk = |ratios: Vec<f64>, set_aside: Option<String>| TuneComparison {
+            phase: TunePhase::Pool,
+            family: "pool".into(),
+            pool_size: 12,
+            reference: 64,
+            ratios,
+            set_aside,
+        };
+        r.comparisons = vec![
+            mk(
+                vec![0.72, 0.78],
+                Some("the machine moved these rounds".into()),
+            ),
+            mk(vec![0.96, 0.97], None),
+        ];
+        let text = render_tune_text(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("(0.72, 0.78)"))
+            .unwrap();
+        assert_eq!(
+            lines[at + 1].trim(),
+            "set aside: the machine moved these rounds"
+        );
+        let next = lines[at + 2];
+        assert!(
+            next.contains("(0.96, 0.97)") && !text.contains("set aside: None"),
+            "{text}"
+        );
     }
 }

@@ -25,7 +25,8 @@ pub use fleet::{per_replica, plan as plan_fleet, row_counts};
 pub use inferences::inferences;
 pub use point::{batch_rates, failure, point_of, relative_ci};
 pub use pool_search::{
-    confirmed_pick, near_line, needs_round, next_pool, verdicts, PoolBounds, PoolStep, Verdict,
+    confirmed_pick, disturbed, near_line, needs_round, next_pool, verdicts, PoolBounds, PoolStep,
+    Verdict,
 };
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};

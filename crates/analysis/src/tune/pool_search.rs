@@ -59,8 +59,15 @@ pub struct Verdict {
 }
 
 /// The verdicts of one family's comparisons (`failed`: sizes with a run
-/// that broke the bounds), one per size, in order of size.
+/// that broke the bounds), one per size, in order of size; comparisons set
+/// aside do not count.
 pub fn verdicts(comparisons: &[&TuneComparison], failed: &[usize]) -> Vec<Verdict> {
+    let counted: Vec<&TuneComparison> = comparisons
+        .iter()
+        .copied()
+        .filter(|c| c.set_aside.is_none())
+        .collect();
+    let comparisons = &counted[..];
     let mut sizes: Vec<usize> = comparisons.iter().map(|c| c.pool_size).collect();
     sizes.sort_unstable();
     sizes.dedup();
@@ -154,6 +161,60 @@ fn log_mean_ci(xs: &[f64]) -> (f64, f64) {
     }
     let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     (mean, 1.96 * (var / n).sqrt())
+}
+
+/// Under this share of a smaller size's ratio, a size's rounds are the
+/// machine's, not the size's (on a service that does not slow with more
+/// connections): nginx at 64 in flight, with the machine a third slower
+/// than usual for a whole search, read pool:8 at 0.94× of pool:64 and
+/// then pool:12 at 0.72× and 0.78×, the reference 26% faster in both
+/// rounds than in any other, and the search climbed to 24.
+pub const DISTURBED: f64 = 0.85;
+
+/// Above this share of its usual reading (the median of the earlier
+/// ones), the reference of a size that read under the line was fast, not
+/// the size slow.
+pub const FAST_REFERENCE: f64 = 1.15;
+
+/// Why the rounds of `new` cannot be the size's: they read under
+/// [`DISTURBED`] of what a smaller size compared with the same reference
+/// read (over at least [`FIRST_ROUNDS`] rounds); or under the line while
+/// the reference read above [`FAST_REFERENCE`] of its usual (`reads`: the
+/// reference's throughput at the client's load, each time it was
+/// measured, this comparison's last). Only for a service that does not
+/// slow with more connections; the caller knows.
+pub fn disturbed(
+    earlier: &[&TuneComparison],
+    new: &TuneComparison,
+    reads: &[f64],
+) -> Option<String> {
+    let read = log_mean_ci(&new.ratios).0.exp();
+    let mine: Vec<&TuneComparison> = earlier
+        .iter()
+        .copied()
+        .filter(|c| c.family == new.family && c.reference == new.reference)
+        .collect();
+    let smaller = verdicts(&mine, &[])
+        .into_iter()
+        .filter(|v| v.pool_size < new.pool_size && v.rounds >= FIRST_ROUNDS)
+        .map(|v| (v.pool_size, v.ratio))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((n, ratio)) = smaller.filter(|(_, r)| read < DISTURBED * r) {
+        return Some(format!(
+            "read {read:.2}× with {} connections against {ratio:.2}× with {n}: fewer connections carried more, so the machine's speed, not the size, moved these rounds; compared again",
+            new.pool_size
+        ));
+    }
+    let (&now, before) = reads.split_last()?;
+    let mut before = before.to_vec();
+    before.sort_by(f64::total_cmp);
+    let usual = *before.get(before.len() / 2)?;
+    (read < WITHIN_BEST && now > FAST_REFERENCE * usual).then(|| {
+        format!(
+            "read {read:.2}× while the reference carried {:.2}× its usual: the machine's speed, not the size, moved these rounds; compared again",
+            now / usual
+        )
+    })
 }
 
 /// The next step of the search, from the verdicts so far.

@@ -8,7 +8,8 @@ use crate::tune::family_of;
 use crate::tune::point::failure;
 use crate::tune::point::point_of;
 use crate::tune::pool_search::{
-    confirmed_pick, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS, MOST_ROUNDS,
+    confirmed_pick, disturbed, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS,
+    MOST_ROUNDS,
 };
 use crate::tune::verdict::meets;
 use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
@@ -71,7 +72,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             if confirming && self.stopped() {
                 return self.out_of_time(family);
             }
-            if let Some(why) = self.compare(family, spec, size, upper, phase)? {
+            if let Some(why) = self.compare_checked(family, spec, size, upper, phase)? {
                 // The reference broke the bounds (the cliff lies below
                 // where it was narrowed to): a lower one.
                 match self
@@ -93,6 +94,52 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             }
             rejected += 1;
         }
+    }
+
+    /// [`Self::compare`], and once more where its rounds read so far under
+    /// a smaller size's that the machine must have moved them
+    /// ([`disturbed`]; not on a service that slows with more in flight):
+    /// the first rounds are kept in the result, set aside.
+    fn compare_checked(
+        &mut self,
+        family: &str,
+        spec: StrategySpec,
+        n: usize,
+        reference: usize,
+        phase: TunePhase,
+    ) -> Result<Option<String>, M::Error> {
+        let broke = self.compare(family, spec, n, reference, phase)?;
+        if broke.is_some() || n >= reference || self.result.capacity.retrograde_from.is_some() {
+            return Ok(broke);
+        }
+        let Some((new, earlier)) = self.result.comparisons.split_last() else {
+            return Ok(None);
+        };
+        let earlier: Vec<&TuneComparison> = earlier.iter().collect();
+        let again = earlier
+            .iter()
+            .any(|c| c.family == family && c.pool_size == n && c.set_aside.is_some());
+        let in_flight = self.client_in_flight();
+        let reads: Vec<f64> = self
+            .result
+            .points
+            .iter()
+            .filter(|p| p.pool_size == reference && p.in_flight == in_flight)
+            .filter(|p| p.rate.is_none() && p.phase != TunePhase::Recovery)
+            .filter(|p| p.phase == TunePhase::Capacity || family_of(&p.strategy) == family)
+            .map(|p| p.throughput_rps)
+            .collect();
+        let why = match disturbed(&earlier, new, &reads) {
+            Some(why) if !again => why,
+            _ => return Ok(None),
+        };
+        if self.stopped() || self.left(1.0) < self.compare_cost(2) + self.reserve() {
+            return Ok(None);
+        }
+        if let Some(last) = self.result.comparisons.last_mut() {
+            last.set_aside = Some(why);
+        }
+        self.compare(family, spec, n, reference, phase)
     }
 
     /// Compare `n` connections with the `reference`, round by round (`n`,
@@ -151,6 +198,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             pool_size: n,
             reference,
             ratios,
+            set_aside: None,
         });
         self.recover_if_failed(&pa)?;
         let slo = self.setup.slo.clone();
