@@ -399,7 +399,11 @@ fn a_grpc_server_allowing_10_streams_gets_the_load_over_10_connections_and_says_
     let n = rec["pool_size"]
         .as_u64()
         .unwrap_or_else(|| panic!("{}", r["reason"]));
-    assert!((1..=12).contains(&n), "round-robin:{n}: {rec}");
+    assert!(
+        (1..=12).contains(&n),
+        "round-robin:{n}: {rec}\ncomparisons: {}",
+        r["comparisons"]
+    );
     let first = &r["comparisons"][0];
     assert!(first["pool_size"].as_u64().unwrap() <= 10, "{first}");
 }

@@ -126,7 +126,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             .iter()
             .filter(|p| p.pool_size == reference && p.in_flight == in_flight)
             .filter(|p| p.rate.is_none() && p.phase != TunePhase::Recovery)
-            .filter(|p| p.phase == TunePhase::Capacity || family_of(&p.strategy) == family)
+            .filter(|p| family_of(&p.strategy) == family)
             .map(|p| p.throughput_rps)
             .collect();
         let why = match disturbed(&earlier, new, &reads) {
