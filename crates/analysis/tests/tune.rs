@@ -130,6 +130,18 @@ fn a_p99_bound_is_crossed_where_latency_passes_it() {
     assert!((17..=19).contains(&at), "{at}");
 }
 
+/// One size compared with pool:64, round by round.
+fn against_64(n: usize, ratios: &[f64]) -> TuneComparison {
+    TuneComparison {
+        phase: TunePhase::Pool,
+        family: "pool".into(),
+        pool_size: n,
+        reference: 64,
+        ratios: ratios.to_vec(),
+        set_aside: None,
+    }
+}
+
 /// One size compared with the reference (`rounds` rounds, each `ratio`).
 fn compared(phase: TunePhase, n: usize, upper: usize, ratio: f64, rounds: usize) -> TuneComparison {
     TuneComparison {
@@ -148,14 +160,7 @@ fn two_lucky_rounds_do_not_raise_the_line_for_every_size() {
     // with 64; 33 reads 1.09 and 1.05 in its two rounds. Beating the
     // reference takes an interval above it by Student's t, not by the
     // normal interval two rounds cannot have.
-    let mk = |n: usize, ratios: &[f64]| TuneComparison {
-        phase: TunePhase::Pool,
-        family: "pool".into(),
-        pool_size: n,
-        reference: 64,
-        ratios: ratios.to_vec(),
-        set_aside: None,
-    };
+    let mk = against_64;
     let comps = [
         mk(18, &[0.97, 0.975]),
         mk(24, &[0.98, 0.965]),
@@ -369,14 +374,7 @@ fn rounds_that_read_far_under_a_smaller_size_or_with_a_fast_reference_are_set_as
     // nginx at 64 in flight, the machine a third slower for the whole
     // search: pool:8 read 0.94× of pool:64, then pool:12 0.72× and 0.78×
     // with the reference 26% faster than in any other comparison.
-    let mk = |n: usize, ratios: &[f64]| TuneComparison {
-        phase: TunePhase::Pool,
-        family: "pool".into(),
-        pool_size: n,
-        reference: 64,
-        ratios: ratios.to_vec(),
-        set_aside: None,
-    };
+    let mk = against_64;
     let eight = mk(8, &[0.99, 0.96, 0.91, 0.91]);
     let twelve = mk(12, &[0.72, 0.78]);
     let why = disturbed(&[&eight], &twelve, &[]).expect("under 0.85 of a smaller size");

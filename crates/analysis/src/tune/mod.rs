@@ -183,7 +183,12 @@ fn paired_pick<'a>(
 
 /// The sizes of a family whose pool-search or confirmation runs broke the
 /// bounds.
-fn failed_sizes(points: &[TunePoint], family: &str, slo: Option<&Slo>, stall_s: f64) -> Vec<usize> {
+pub(crate) fn failed_sizes(
+    points: &[TunePoint],
+    family: &str,
+    slo: Option<&Slo>,
+    stall_s: f64,
+) -> Vec<usize> {
     points
         .iter()
         .filter(|p| family_of(&p.strategy) == family)

@@ -4,7 +4,6 @@
 //! more rounds; a pick the confirmation rejects sends the search on.
 use super::state::{Clock, Measure, Searcher};
 use crate::tune::capacity::capacity_points;
-use crate::tune::family_of;
 use crate::tune::point::failure;
 use crate::tune::point::point_of;
 use crate::tune::pool_search::{
@@ -12,6 +11,7 @@ use crate::tune::pool_search::{
     MOST_ROUNDS,
 };
 use crate::tune::verdict::meets;
+use crate::tune::{failed_sizes, family_of};
 use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
 /// Picks a family's confirmation may reject before the reference is taken.
@@ -251,15 +251,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         reference: usize,
     ) -> (Vec<crate::tune::pool_search::Verdict>, Vec<usize>) {
         let slo = self.setup.slo.clone();
-        let failed: Vec<usize> = self
-            .result
-            .points
-            .iter()
-            .filter(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
-            .filter(|p| family_of(&p.strategy) == family)
-            .filter(|p| meets(p, slo.as_ref(), self.stall_s()).is_err())
-            .map(|p| p.pool_size)
-            .collect();
+        let failed = failed_sizes(&self.result.points, family, slo.as_ref(), self.stall_s());
         (
             verdicts(&self.comparisons_of(family, reference), &failed),
             failed,
