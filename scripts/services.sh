@@ -4,6 +4,10 @@
 # the tests, the README and the bench scripts. Installs them from the OS
 # packages if missing (MariaDB, nginx and Prometheus only for `all`).
 #
+#   scripts/services.sh install [pg|pgbouncer|redis|mysql|all]
+#                                                 only install what `start`
+#                                                 would (CI does it while
+#                                                 it builds)
 #   scripts/services.sh start DIR [pg|pgbouncer|redis|mysql|all]
 #                                                 (pgbouncer: PostgreSQL and
 #                                                 PgBouncer in front of it)
@@ -594,8 +598,14 @@ write_env() {
 
 cmd=${1:-}
 dir=${2:-}
+if [ "$cmd" = install ]; then
+    what=${2:-all}
+    case $what in pg | pgbouncer | redis | mysql | all) ;; *) die "unknown service $what (pg, pgbouncer, redis, mysql or all)" ;; esac
+    install_missing "$what"
+    exit 0
+fi
 if [ -z "$cmd" ] || [ -z "$dir" ]; then
-    die "usage: services.sh start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop|toxiproxy-start|toxiproxy-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
+    die "usage: services.sh install [SERVICE] | start|stop|pg-stop|pg-start|redis-stop|redis-start|mysql-stop|mysql-start|prometheus-start|prometheus-stop|toxiproxy-start|toxiproxy-stop DIR [pg|pgbouncer|redis|mysql|all|TARGET...]"
 fi
 case $cmd in
 start)

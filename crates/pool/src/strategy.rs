@@ -262,6 +262,12 @@ impl<C: Connector> Strategy<C> {
         self.spec
     }
 
+    /// How long a checkout waits before it fails with
+    /// [`AcquireError::Timeout`] (from its [`PoolConfig`]).
+    pub fn checkout_timeout(&self) -> Duration {
+        self.checkout_timeout
+    }
+
     /// Connections open and not leased.
     pub fn idle(&self) -> usize {
         match &*self.inner {

@@ -5,7 +5,7 @@
 //! loop does for PostgreSQL and Redis). A cycle is acquire, one yield while
 //! holding (a request's wait for its answer), drop.
 //!
-//!     cargo bench -p poolbench-pool --bench handoff
+//!     cargo bench -p poolbench-pool-benches --bench handoff
 //!
 //! Benches are named `handoff/<where>/<size>x<tasks>`. At the end a table
 //! gives, per point, the median cycles/s of interleaved rounds and the

@@ -8,7 +8,7 @@
 //! split evenly across the tasks; a sample of `iters` iterations spawns the
 //! tasks once and each runs `iters * CYCLES_PER_ITER / tasks` cycles.
 //!
-//!     cargo bench -p poolbench-pool --bench checkout
+//!     cargo bench -p poolbench-pool-benches --bench checkout
 //!
 //! Benches are named `checkout/<pool>/<size>x<tasks>`; criterion's usual
 //! filter works (`-- checkout/poolbench/8x64`). The peers of one point run

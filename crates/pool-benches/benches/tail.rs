@@ -5,7 +5,7 @@
 //! the pools run in interleaved rounds (order rotated each round) and a
 //! table of p50, p99, p99.99 and max wait is printed.
 //!
-//!     cargo bench -p poolbench-pool --bench tail
+//!     cargo bench -p poolbench-pool-benches --bench tail
 //!
 //! `TAIL_ROUNDS` (default 5) sets the rounds; a pool named as an argument
 //! (`-- poolbench bb8`) limits the run to those pools. Under
