@@ -23,9 +23,11 @@ def main() -> None:
     ap.add_argument("--over", type=float, default=60.0)
     args = ap.parse_args()
     tests, binaries = [], []
-    for log in sorted(pathlib.Path(args.dir).glob("*.log")):
-        # Cargo names test binaries NAME-HASH.
+    for log in sorted(pathlib.Path(args.dir).rglob("*.log")):
+        # scripts/timed-test names each log PACKAGE.BINARY-HASH.log.
         binary = re.sub(r"-[0-9a-f]{16}\.log$", "", log.name)
+        if log.parent != pathlib.Path(args.dir):
+            binary = f"{log.parent.name}/{binary}"
         total = 0.0
         for line in log.read_text(errors="replace").splitlines():
             m = LINE.match(line)
@@ -42,7 +44,7 @@ def main() -> None:
     print(f"== the {min(args.top, len(tests))} slowest of {len(tests)} tests")
     for secs, binary, name, outcome in tests[: args.top]:
         mark = "" if outcome == "ok" else f"  ({outcome})"
-        print(f"{secs:8.1f} s  {binary:<24} {name}{mark}")
+        print(f"{secs:8.1f} s  {binary:<28} {name}{mark}")
     print("== test binaries (wall time of each, its tests in parallel)")
     for secs, binary in sorted(binaries, reverse=True):
         if secs >= 1.0:

@@ -37,17 +37,62 @@ else
 fi
 # The criterion benchmarks (crates/pool-benches) stay out: their
 # dependencies would change the features, so the build, of the others.
-cargo_test=(cargo test --release --workspace --exclude poolbench-pool-benches --locked)
+cargo_test=(cargo test --release --locked)
+everything=(--workspace --exclude poolbench-pool-benches)
 started=$(date +%s)
-"${cargo_test[@]}" --no-run "$@"
+if [ $# -gt 0 ]; then
+    "${cargo_test[@]}" "${everything[@]}" --no-run "$@"
+else
+    "${cargo_test[@]}" "${everything[@]}" --no-run
+fi
 built=$(date +%s)
 times_dir="$services_dir/test-times"
-mkdir -p "$times_dir"
 host=$(rustc -vV | sed -n 's/^host: //p')
 runner="CARGO_TARGET_$(printf '%s' "$host" | tr 'a-z.-' 'A-Z__')_RUNNER"
+export "$runner=$PWD/scripts/timed-test"
+
+# One lane: `cargo test ARGS` with its output kept, its test times in a
+# folder of its own.
+lane() {
+    local name=$1
+    shift
+    local from code=0
+    from=$(date +%s)
+    mkdir -p "$times_dir/$name"
+    POOLBENCH_TEST_TIMES="$times_dir/$name" "${cargo_test[@]}" --no-fail-fast "$@" \
+        >"$times_dir/$name.out" 2>&1 || code=$?
+    echo "$(($(date +%s) - from))" >"$times_dir/$name.secs"
+    return "$code"
+}
+
 rc=0
-env POOLBENCH_TEST_TIMES="$times_dir" "$runner=$PWD/scripts/timed-test" \
-    "${cargo_test[@]}" --no-fail-fast "$@" || rc=$?
+if [ $# -gt 0 ]; then
+    lane args "${everything[@]}" "$@" || rc=$?
+    cat "$times_dir/args.out"
+else
+    # Three lanes at once, each one cargo invocation (the features, and so
+    # the build, are the same for every part of the workspace: see
+    # crates/model/Cargo.toml): the binary's tests that load the machine
+    # whole (`alone`: tune's searches, the fleet, outages, scenarios; one at
+    # a time), the binary's other tests, and the other crates' tests with
+    # the doc tests. The tests wait far more than they compute (budgets,
+    # fault windows, timeouts), and none asserts the machine's speed, so
+    # each lane is to the others what a busy core is.
+    names=(alone cli crates)
+    lane alone -p poolbench --test alone &
+    pids=($!)
+    lane cli -p poolbench --test tests --bins &
+    pids+=($!)
+    lane crates "${everything[@]}" --exclude poolbench &
+    pids+=($!)
+    for i in "${!pids[@]}"; do
+        code=0
+        wait "${pids[i]}" || code=$?
+        echo "== lane ${names[i]}: exit $code, $(cat "$times_dir/${names[i]}.secs") s"
+        cat "$times_dir/${names[i]}.out"
+        [ "$code" = 0 ] || rc=$code
+    done
+fi
 ended=$(date +%s)
 scripts/test-times.py "$times_dir"
 echo "test.sh: build $((built - started)) s, tests $((ended - built)) s, exit $rc"

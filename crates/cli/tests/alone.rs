@@ -1,9 +1,10 @@
-//! The binary's tests that need the machine to themselves, as each had in
-//! a test binary of its own: an outage's throughput before and after,
-//! signals timed against the grid, two thousand workers, the scenarios'
-//! expectations. A second test binary, so none of `tests` runs beside
-//! them (cargo runs test binaries one after another); within it every test
-//! that makes load takes its turn (`turns`), so they run one at a time.
+//! The binary's tests that load the machine whole: tune's searches, the
+//! fleet run, two thousand workers, shards scraped by Prometheus, outages,
+//! signals against the grid, the scenarios. Within this binary every test
+//! that makes load takes its turn (`turns`), one at a time; scripts/test.sh
+//! runs the tune and fleet tests in one lane and the rest in another,
+//! beside the other test binaries. None asserts the machine's speed, so
+//! none needs the machine to itself.
 mod browser;
 mod live_metrics;
 mod services;

@@ -18,7 +18,16 @@ fn tune_under_standing_latency_says_what_each_request_pays() {
     proxy.add("latency", json!({"latency": 100, "jitter": 0}));
     let url = format!("http://{}/", proxy.listen);
     let (r, _) = tune_json(
-        &[&url, "-c", "16", "--budget", "30s", "--no-idle-probe"],
+        &[
+            &url,
+            "-c",
+            "16",
+            "--budget",
+            "30s",
+            "--threads",
+            "1",
+            "--no-idle-probe",
+        ],
         &[0],
     );
     let rec = &r["recommendation"];
@@ -32,7 +41,7 @@ fn tune_under_standing_latency_says_what_each_request_pays() {
         .and_then(|w| w.split(" s each").next())
         .and_then(|w| w.parse().ok())
         .unwrap_or_else(|| panic!("{words}"));
-    assert!((0.1..=0.13).contains(&wait), "{wait} s: {words}");
+    assert!((0.1..=0.2).contains(&wait), "{wait} s: {words}");
     assert!(words.contains("one request alone"), "{words}");
 }
 
@@ -58,7 +67,7 @@ fn tune_where_every_connection_is_reset_refuses_and_says_why() {
     assert!(r["recommendation"].is_null(), "{}", r["recommendation"]);
     let reason = r["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("reset"), "{reason}");
-    assert!(wall < 40.0, "{wall:.0} s");
+    assert!(wall < 60.0, "{wall:.0} s");
 }
 
 /// A fault that cuts every connection once, while the idle probe holds its

@@ -130,15 +130,7 @@ fn tune_measures_uvicorn_at_its_defaults() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let server = PortServer::start("uvicorn_hello.py", &[]);
     let url = format!("http://127.0.0.1:{}/", server.port);
-    let r = tune(&[
-        &url,
-        "-c",
-        "2",
-        "--budget",
-        "30s",
-        "--idle-probe-max",
-        "10s",
-    ]);
+    let r = tune(&[&url, "-c", "2", "--budget", "28s", "--idle-probe-max", "7s"]);
     let s = idle_close(&r);
     assert!((4.5..=5.5).contains(&s), "{}", r["server_idle"]);
 }

@@ -127,13 +127,9 @@ fn pooler_in_front_passes_its_expectations() {
         std::env::var("POOLBENCH_PGBOUNCER_TX_URL").is_ok(),
         "PgBouncer is missing: run the tests through scripts/test.sh"
     );
-    passes(
-        "pooler-in-front",
-        &[
-            ("duration = \"3s\"", "duration = \"1500ms\""),
-            ("duration = \"2s\"", "duration = \"1s\""),
-        ],
-    );
+    // At its own durations: shortened to half, `pool-beyond-client` went
+    // unnamed once beside the other test lanes.
+    passes("pooler-in-front", &[]);
 }
 
 #[test]

@@ -33,7 +33,10 @@ fn open_loop_achieves_its_rate() {
 #[test]
 fn load_threads_sharing_the_schedule_send_every_request() {
     // 5,000 req/s dealt over three load threads: a share sent twice or
-    // skipped shows as a rate a third off, a late sender as send lag.
+    // skipped shows as a rate a third off, a late sender as send lag. A
+    // machine busy with other work makes a sender late and then catch up
+    // in a burst that lands inside the window (5,331 req/s seen beside
+    // the other test lanes), so the bound is a tenth, well short of a third.
     let result = quick_run(delay("0ms"), "pool:20", &[1000], |p| {
         p.load = open(5_000.0);
         p.threads = 3;
@@ -42,7 +45,7 @@ fn load_threads_sharing_the_schedule_send_every_request() {
     });
     let c = &result.cells[0];
     assert!(
-        within(c.achieved_rate, 5_000.0, 0.01),
+        within(c.achieved_rate, 5_000.0, 0.1),
         "achieved {} req/s",
         c.achieved_rate
     );
