@@ -120,23 +120,29 @@ fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
     pg_execute(&pg.url, "ALTER SYSTEM SET max_connections = 20");
     pg.stop();
     pg.restart();
-    let r = tune(&[
-        &pg.url,
-        "--query",
-        "SELECT pg_sleep(0.01)",
-        "-c",
-        "16",
-        "--max-pool",
-        "16",
-        "--replicas",
-        "2..4",
-        "--surge",
-        "50",
-        "--budget",
-        "30s",
-        "--threads",
-        "1",
-    ]);
+    // Exit 1 too: on a busy machine the vetting may refuse the pick (a
+    // pool far under the service's own rate, nothing to explain it); the
+    // limit is read, and the fleet divided, all the same.
+    let (r, _) = tune_json(
+        &[
+            &pg.url,
+            "--query",
+            "SELECT pg_sleep(0.01)",
+            "-c",
+            "16",
+            "--max-pool",
+            "16",
+            "--replicas",
+            "2..4",
+            "--surge",
+            "50",
+            "--budget",
+            "30s",
+            "--threads",
+            "1",
+        ],
+        &[0, 1],
+    );
     let fleet = &r["fleet"];
     let limit = &fleet["server_limit"];
     assert_eq!(limit["server"], "postgresql", "{limit}");
@@ -145,9 +151,17 @@ fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
     let left = limit["connections"].as_u64().unwrap();
     assert!((16..=17).contains(&left), "{limit}");
     // Up to ⌈4 × 1.5⌉ = 6 replicas at once.
-    assert_eq!(replicas(fleet), [2, 3, 4, 6]);
-    let pool = fleet["pool_per_replica"].as_u64().unwrap();
-    let budget = fleet["budget"].as_u64().unwrap();
+    assert_eq!(replicas(fleet), [2, 3, 4, 6], "{fleet}");
+    if r["recommendation"].is_null() {
+        assert!(r["reason"].as_str().is_some_and(|w| !w.is_empty()));
+        return;
+    }
+    let pool = fleet["pool_per_replica"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{fleet}"));
+    let budget = fleet["budget"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{fleet}"));
     assert!((1..=left).contains(&budget), "{fleet}");
     assert!(pool >= 1 && pool * 6 <= budget, "{fleet}");
     let surge = fleet["rows"].as_array().unwrap().last().unwrap();
