@@ -70,26 +70,36 @@ if [ $# -gt 0 ]; then
     lane args "${everything[@]}" "$@" || rc=$?
     cat "$times_dir/args.out"
 else
-    # Three lanes at once, each one cargo invocation (the features, and so
-    # the build, are the same for every part of the workspace: see
+    # First two lanes at once, each one cargo invocation (the features, and
+    # so the build, are the same for every part of the workspace: see
     # crates/model/Cargo.toml): the binary's tests that load the machine
-    # whole (`alone`: tune's searches, the fleet, outages, scenarios; one at
-    # a time), the binary's other tests, and the other crates' tests with
-    # the doc tests. The tests wait far more than they compute (budgets,
-    # fault windows, timeouts), and none asserts the machine's speed, so
-    # each lane is to the others what a busy core is.
-    names=(alone cli crates)
-    lane alone -p poolbench --test alone &
+    # whole (`alone`: tune's searches, the fleet, outages, signals; one at a
+    # time) and the binary's other tests. They wait far more than they
+    # compute (budgets, fault windows, timeouts), and none asserts the
+    # machine's speed, so each lane is to the other what a busy core is.
+    # Then, with the machine to themselves, the tests that measure it: the
+    # scenarios' expectations and the other crates' tests (the engine's
+    # rates and ceilings), with the doc tests.
+    names=(alone cli)
+    lane alone -p poolbench --test alone -- --skip scenarios:: &
     pids=($!)
     lane cli -p poolbench --test tests --bins &
-    pids+=($!)
-    lane crates "${everything[@]}" --exclude poolbench &
     pids+=($!)
     for i in "${!pids[@]}"; do
         code=0
         wait "${pids[i]}" || code=$?
         echo "== lane ${names[i]}: exit $code, $(cat "$times_dir/${names[i]}.secs") s"
         cat "$times_dir/${names[i]}.out"
+        [ "$code" = 0 ] || rc=$code
+    done
+    for name in scenarios crates; do
+        code=0
+        case $name in
+        scenarios) lane scenarios -p poolbench --test alone -- scenarios:: || code=$? ;;
+        crates) lane crates "${everything[@]}" --exclude poolbench || code=$? ;;
+        esac
+        echo "== ${name}, alone: exit $code, $(cat "$times_dir/$name.secs") s"
+        cat "$times_dir/$name.out"
         [ "$code" = 0 ] || rc=$code
     done
 fi
