@@ -78,12 +78,13 @@ else
     # compute (budgets, fault windows, timeouts), and none asserts the
     # machine's speed, so each lane is to the other what a busy core is.
     # Then, with the machine to themselves, the tests that measure it: the
-    # scenarios' expectations and the other crates' tests (the engine's
-    # rates and ceilings), with the doc tests.
+    # scenarios' expectations, the fault matrix (toxiproxy's windows against
+    # each protocol's rate) and the other crates' tests (the engine's rates
+    # and ceilings), with the doc tests.
     names=(alone cli)
     lane alone -p poolbench --test alone -- --skip scenarios:: &
     pids=($!)
-    lane cli -p poolbench --test tests --bins &
+    lane cli -p poolbench --test tests --bins -- --skip faults &
     pids+=($!)
     for i in "${!pids[@]}"; do
         code=0
@@ -92,10 +93,11 @@ else
         cat "$times_dir/${names[i]}.out"
         [ "$code" = 0 ] || rc=$code
     done
-    for name in scenarios crates; do
+    for name in scenarios faults crates; do
         code=0
         case $name in
         scenarios) lane scenarios -p poolbench --test alone -- scenarios:: || code=$? ;;
+        faults) lane faults -p poolbench --test tests -- faults || code=$? ;;
         crates) lane crates "${everything[@]}" --exclude poolbench || code=$? ;;
         esac
         echo "== ${name}, alone: exit $code, $(cat "$times_dir/$name.secs") s"
