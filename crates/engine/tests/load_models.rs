@@ -52,7 +52,9 @@ fn load_threads_sharing_the_schedule_send_every_request() {
     assert_eq!(c.errors.total, 0, "{:?}", c.errors);
     assert_eq!(c.dropped, 0);
     let lag = c.send_lag_us.as_ref().expect("an open loop's send lag");
-    assert!(lag.p50 < 1_000.0, "send lag p50 {} µs", lag.p50);
+    // Under 1 ms on a quiet machine; 1.5 ms seen on this one running its
+    // other tests. A sender that lost its share lags by its whole period.
+    assert!(lag.p50 < 5_000.0, "send lag p50 {} µs", lag.p50);
 }
 
 #[test]
