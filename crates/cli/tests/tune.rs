@@ -277,8 +277,8 @@ fn a_stalling_server_has_a_cliff_and_no_recommendation() {
 #[test]
 fn tune_over_postgres_answers_in_the_postgres_clients_settings() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let (pg, wall) = tune(&[&pg_url(), "-c", "8", "--budget", "30s", "--threads", "1"]);
-    within_budget(&pg, wall, 30.0);
+    let (pg, wall) = tune(&[&pg_url(), "-c", "8", "--budget", "25s", "--threads", "1"]);
+    within_budget(&pg, wall, 25.0);
     let size = pg["recommendation"]["pool_size"]
         .as_u64()
         .unwrap_or_else(|| panic!("{}", pg["reason"]));
@@ -296,8 +296,8 @@ fn tune_over_grpc_searches_the_multiplexed_families() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let serve = grpc_serve("2ms");
     let url = format!("grpc://{}/", serve.addr("grpc"));
-    let (g, wall) = tune(&[&url, "-c", "16", "--budget", "30s", "--threads", "1"]);
-    within_budget(&g, wall, 30.0);
+    let (g, wall) = tune(&[&url, "-c", "16", "--budget", "25s", "--threads", "1"]);
+    within_budget(&g, wall, 25.0);
     assert_eq!(g["families"], serde_json::json!(["shared", "round-robin"]));
     assert!(
         g["recommendation"]["pool_size"].as_u64().is_some(),
