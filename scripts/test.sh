@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 services_dir=$(mktemp -d /tmp/poolbench-services.XXXXXX)
+# shellcheck disable=SC2317  # called by the trap
 cleanup() {
     scripts/services.sh stop "$services_dir" || true
     rm -rf "$services_dir"
@@ -65,27 +66,10 @@ lane() {
     return "$code"
 }
 
-rc=0
-if [ $# -gt 0 ]; then
-    lane args "${everything[@]}" "$@" || rc=$?
-    cat "$times_dir/args.out"
-else
-    # First two lanes at once, each one cargo invocation (the features, and
-    # so the build, are the same for every part of the workspace: see
-    # crates/model/Cargo.toml): the binary's tests that load the machine
-    # whole (`alone`: tune's searches, the fleet, outages, signals; one at a
-    # time) and the binary's other tests. They wait far more than they
-    # compute (budgets, fault windows, timeouts), and none asserts the
-    # machine's speed, so each lane is to the other what a busy core is.
-    # Then, with the machine to themselves, the tests that measure it: the
-    # scenarios' expectations, the fault matrix (toxiproxy's windows against
-    # each protocol's rate) and the other crates' tests (the engine's rates
-    # and ceilings), with the doc tests.
-    names=(alone cli)
-    lane alone -p poolbench --test alone -- --skip scenarios:: &
-    pids=($!)
-    lane cli -p poolbench --test tests --bins -- --skip faults &
-    pids+=($!)
+# Wait for the lanes started (`pids`, named `names`), then print each
+# one's output in turn; a lane that failed sets `rc`.
+wait_lanes() {
+    local i code
     for i in "${!pids[@]}"; do
         code=0
         wait "${pids[i]}" || code=$?
@@ -93,17 +77,41 @@ else
         cat "$times_dir/${names[i]}.out"
         [ "$code" = 0 ] || rc=$code
     done
-    for name in scenarios faults crates; do
-        code=0
-        case $name in
-        scenarios) lane scenarios -p poolbench --test alone -- scenarios:: || code=$? ;;
-        faults) lane faults -p poolbench --test tests -- faults || code=$? ;;
-        crates) lane crates "${everything[@]}" --exclude poolbench || code=$? ;;
-        esac
-        echo "== ${name}, alone: exit $code, $(cat "$times_dir/$name.secs") s"
-        cat "$times_dir/$name.out"
-        [ "$code" = 0 ] || rc=$code
-    done
+}
+
+rc=0
+if [ $# -gt 0 ]; then
+    lane args "${everything[@]}" "$@" || rc=$?
+    cat "$times_dir/args.out"
+else
+    # First three lanes at once, each one cargo invocation (the features,
+    # and so the build, are the same for every part of the workspace: see
+    # crates/model/Cargo.toml): the binary's tests that load the machine
+    # whole (`alone`: tune's searches, the fleet, outages, signals; one at a
+    # time), the binary's other tests, and the fault matrix (toxiproxy's
+    # faults against every protocol: runs at a fixed, light rate that wait
+    # out their fault windows, six at a time). They wait far more than they
+    # compute (budgets, fault windows, timeouts), and none asserts the
+    # machine's speed, so each lane is to the others what a busy core is.
+    # Then, without the heavy lanes, the tests that measure the machine,
+    # two lanes at once: the scenarios' expectations (runs one at a time
+    # in their binary) and the other crates' tests (the engine's rates and
+    # ceilings, runs taking turns in theirs; with the doc tests). Each is
+    # to the other what a busy core is, which every test must bear.
+    names=(alone cli faults)
+    lane alone -p poolbench --test alone -- --skip scenarios:: &
+    pids=($!)
+    lane cli -p poolbench --test tests --bins -- --skip faults &
+    pids+=($!)
+    lane faults -p poolbench --test tests -- faults --test-threads 6 &
+    pids+=($!)
+    wait_lanes
+    names=(scenarios crates)
+    lane scenarios -p poolbench --test alone -- scenarios:: &
+    pids=($!)
+    lane crates "${everything[@]}" --exclude poolbench &
+    pids+=($!)
+    wait_lanes
 fi
 ended=$(date +%s)
 scripts/test-times.py "$times_dir"

@@ -137,9 +137,10 @@ fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
             "--surge",
             "50",
             "--budget",
-            "30s",
+            "20s",
             "--threads",
             "1",
+            "--no-idle-probe",
         ],
         &[0, 1],
     );
