@@ -17,8 +17,11 @@ fn env(var: &str) -> String {
 fn run(url: &str, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args([
-            "run", url, "-s", "pool:2", "-c", "2", "-d", "300ms", "--warmup", "0s",
+            "run", url, "-s", "pool:2", "-c", "2", "-n", "20", "--warmup", "0s",
         ])
+        // Twenty requests, not a duration: a busy machine's TLS handshake
+        // took the whole of a 300 ms run once. The cap is a hang guard.
+        .args(["-d", "30s"])
         .args(["--quiet", "--format", "json"])
         .args(extra)
         .output()
@@ -122,7 +125,8 @@ fn rediss_presents_the_certificate_given_and_the_server_checks_it() {
 fn handshakes(url: &str, resume: &str, extra: &[&str]) -> (u64, u64) {
     let cell = served(
         Command::new(env!("CARGO_BIN_EXE_poolbench"))
-            .args(["run", url, "-s", "per-request", "-c", "2", "-d", "400ms"])
+            .args(["run", url, "-s", "per-request", "-c", "2", "-n", "40"])
+            .args(["-d", "30s"])
             .args(["--warmup", "0s", "--quiet", "--format", "json"])
             .args(["--tls-resume", resume])
             .args(extra)
