@@ -25,31 +25,49 @@ bench_tmp=$(mktemp -d)
 server_pid=
 # What the script prints is also kept as its latest result: on a clean
 # exit (status 0) it is written to bench/results/NAME.md with the command,
-# the date, the machine and the commit. Every run's figures are also
-# copied, by hand and dated, into bench/log/RESULTS.md.
+# the date, the machine and the commit, and one row is appended to
+# bench/history/NAME.jsonl (the same, with the figures the script gave
+# `figure`, and its output); bench/history.py then writes the views
+# (bench/history/README.md, the latest of each bench; bench/history/all.md,
+# every run). bench/log/RESULTS.md is the hand-kept archive of
+# the runs before the history, no longer appended.
 bench_name=$(basename "$0" .sh)
 bench_cmd="bench/$bench_name.sh$([ $# = 0 ] || printf ' %q' "$@")"
 exec > >(tee "$bench_tmp/output")
 bench_tee=$!
 bench_rc=1
+: >"$bench_tmp/figures"
+
+# Record one figure of the run for its history row: figure NAME VALUE
+# [UNIT] (VALUE a number). Prints nothing: the script's own lines say it.
+figure() {
+    printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$bench_tmp/figures"
+}
+
 bench_keep() {
     [ "$bench_rc" = 0 ] || return 0
     # Let tee write its last line before the output is read.
     exec >/dev/null
     wait "$bench_tee" 2>/dev/null || true
-    mkdir -p bench/results
+    mkdir -p bench/results bench/history
+    local date machine commit
+    date=$(date -u '+%Y-%m-%d %H:%M UTC')
+    machine="$(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
+    commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- crates 2>/dev/null || echo ' (with changes to crates/ not committed)')"
     {
         echo "# \`bench/$bench_name.sh\`: the latest result"
         echo
         echo "- command: \`$bench_cmd\`"
-        echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-        echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(uname -sr)"
-        echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- crates 2>/dev/null || echo ' (with changes to crates/ not committed)')"
+        echo "- date: $date"
+        echo "- machine: $machine"
+        echo "- commit: $commit"
         echo
         echo '```'
         cat "$bench_tmp/output"
         echo '```'
     } >"bench/results/$bench_name.md"
+    python3 bench/history.py append "$bench_name" "$bench_cmd" "$date" "$commit" "$machine" \
+        "$bench_tmp/figures" "$bench_tmp/output" && python3 bench/history.py render
 }
 bench_cleanup() {
     # The servers first: one that inherited our stdout holds tee's pipe.
@@ -82,6 +100,15 @@ x, p = statistics.median(xs), statistics.median(ps)
 paired = statistics.median(b / a for a, b in zip(xs, ps))
 print(f"median:  {peer} {x:,.0f} {unit}   poolbench {p:,.0f} req/s   ratio of medians {p / x:.2f}x")
 print(f"paired:  median of per-round ratios poolbench/{peer} {paired:.2f}x (target >= {target}x)")
+PY
+    python3 - "$@" >>"$bench_tmp/figures" <<'PY'
+import statistics, sys
+peer, unit, target = sys.argv[1:4]
+xs = [float(x) for x in sys.argv[4].split()]
+ps = [float(x) for x in sys.argv[5].split()]
+print(f"{peer} median\t{statistics.median(xs):.0f}\t{unit}")
+print(f"poolbench median\t{statistics.median(ps):.0f}\treq/s")
+print(f"paired ratio poolbench/{peer}\t{statistics.median(b / a for a, b in zip(xs, ps)):.3f}\tx")
 PY
 }
 

@@ -45,4 +45,5 @@ for name in "${names[@]}"; do
     fi
 done
 echo "$((${#names[@]} - failed)) of ${#names[@]} scenarios met every expectation"
+figure "scenarios meeting every expectation" "$((${#names[@]} - failed))" "of ${#names[@]}"
 [ "$failed" = 0 ]

@@ -1,4 +1,5 @@
 //! Which of the SLO's bounds (`--slo`) a cell met and which it broke.
+use crate::findings::check::ms;
 use poolbench_model::{CellResult, Slo};
 
 /// One bound of the SLO checked against one cell.
@@ -11,10 +12,6 @@ pub struct SloCheck {
     pub met: bool,
     /// The breach in one line (`p99 63.1 ms > 50.0 ms`), also when met.
     pub line: String,
-}
-
-fn ms(us: f64) -> String {
-    format!("{:.1} ms", us / 1000.0)
 }
 
 /// Each bound of `slo` against `c`, in the order p99, p50, errors,

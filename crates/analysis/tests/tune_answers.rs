@@ -4,7 +4,7 @@
 //! sizes near its 5% line named, a budget spent before a smaller size is
 //! confirmed, and the `pipeline` family searched or skipped.
 use crate::tune_loop::{fastapi, trail, tune, tune_seeded, tune_skipping, tune_within, Service};
-use poolbench_model::TuneResult;
+use poolbench_model::{InferenceId, TuneResult};
 use std::time::Duration;
 
 /// Pool sizes the pool search and its confirmation compared, and its pick.
@@ -171,7 +171,10 @@ fn a_budget_spent_before_a_smaller_size_is_confirmed_answers_the_reference() {
         let smaller = r.comparisons.iter().any(|c| c.pool_size < c.reference);
         if pick.pool_size == 64 && smaller {
             referenced += 1;
-            let note = r.inferences.iter().find(|i| i.id == "reference-answer");
+            let note = r
+                .inferences
+                .iter()
+                .find(|i| i.id == InferenceId::ReferenceAnswer);
             let note = note.unwrap_or_else(|| panic!("{secs} s: the reference unexplained"));
             let closest = r.comparisons.iter().filter(|c| c.pool_size < 64);
             assert!(
@@ -254,7 +257,10 @@ fn every_family_skipped_loads_nothing_and_says_each_reason() {
 
 /// The sizes `pick-near-line` names, where tune said it.
 fn near_line(r: &TuneResult) -> Option<(usize, usize)> {
-    let i = r.inferences.iter().find(|i| i.id == "pick-near-line")?;
+    let i = r
+        .inferences
+        .iter()
+        .find(|i| i.id == InferenceId::PickNearLine)?;
     let rest = i.text.split("sizes from ").nth(1)?;
     let mut words = rest.split(' ');
     let lo = words.next()?.parse().ok()?;

@@ -9,8 +9,8 @@
 use crate::support::cell;
 use poolbench_analysis::tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
 use poolbench_model::{
-    encode_histogram, new_histogram, CellResult, StrategySpec, Timeline, TuneLoad, TunePhase,
-    TuneResult,
+    encode_histogram, new_histogram, CellResult, InferenceId, StrategySpec, Timeline, TuneLoad,
+    TunePhase, TuneResult,
 };
 use std::cell::Cell;
 use std::rc::Rc;
@@ -561,7 +561,7 @@ fn a_500_ms_service_is_searched_to_the_clients_load_and_its_ceiling_named() {
     let ceiling = r
         .inferences
         .iter()
-        .find(|i| i.id == "closed-loop-ceiling")
+        .find(|i| i.id == InferenceId::ClosedLoopCeiling)
         .expect("the ceiling named");
     assert_eq!(
         ceiling.text,

@@ -176,9 +176,9 @@ fn explain(a: &args::ExplainArgs) -> Result<(), Failure> {
         (args::ExplainFormat::Text, None) => poolbench_report::explain_list(),
         (args::ExplainFormat::Text, Some(name)) => {
             let known: Vec<&str> = Id::ALL.iter().map(Id::as_str).collect();
-            poolbench_report::explain_text(&Id::named(name)).ok_or_else(|| {
+            poolbench_report::explain_name(name).ok_or_else(|| {
                 Failure::input(format!(
-                    "no finding named \"{name}\" (known: {})",
+                    "no finding or inference named \"{name}\" (known: {}; `poolbench explain` lists them)",
                     known.join(", ")
                 ))
             })?

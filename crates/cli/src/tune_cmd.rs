@@ -5,7 +5,7 @@ use crate::tune_args::{TuneArgs, TuneFormat};
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
 use poolbench_analysis::tune::{Searcher, Setup, WallClock};
-use poolbench_model::{LoadModel, Plan, TuneLoad, TuneResult};
+use poolbench_model::{Family, LoadModel, Plan, TuneLoad, TuneResult};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
@@ -114,34 +114,24 @@ fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
     if a.strategy.is_empty() {
         let h2 = matches!(target.scheme.as_str(), "h2c" | "grpc" | "grpcs")
             || (target.scheme == "https" && a.request.http2);
-        return Ok(match h2 {
-            true => vec!["shared".into(), "round-robin".into()],
-            false => vec!["pool".into()],
-        });
+        let defaults = match h2 {
+            true => [Family::Shared, Family::RoundRobin].as_slice(),
+            false => &[Family::Pool],
+        };
+        return Ok(defaults.iter().map(|f| f.to_string()).collect());
     }
     let mut out: Vec<String> = Vec::new();
     for s in &a.strategy {
         let kind = s.kind();
-        if !matches!(
-            kind,
-            "pool"
-                | "round-robin"
-                | "least-loaded"
-                | "take-or-create"
-                | "shared"
-                | "per-request"
-                | "pipeline"
-        ) {
-            return Err(Failure::input(format!(
-                "-s {kind}: tune searches the families pool, round-robin, least-loaded, take-or-create, shared, per-request and pipeline"
-            )));
-        }
-        if kind == "pipeline" && a.concurrency.is_none() {
+        let family = kind
+            .parse::<Family>()
+            .map_err(|e| Failure::input(format!("-s {kind}: {e}")))?;
+        if family == Family::Pipeline && a.concurrency.is_none() {
             return Err(Failure::input(
                 "-s pipeline: tune sizes a pipeline at the client's concurrency (-c C), not at a --rate",
             ));
         }
-        if kind == "pipeline" && target.scheme != "http" {
+        if family == Family::Pipeline && target.scheme != "http" {
             return Err(Failure::input(format!(
                 "-s pipeline: pipelining is HTTP/1.1 over http:// here, not {}://",
                 target.scheme

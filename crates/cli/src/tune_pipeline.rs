@@ -9,7 +9,10 @@ use std::time::Duration;
 /// The families to skip, with why: `pipeline`, when it was asked for and
 /// the server does not answer pipelined requests (said on stderr too).
 pub(crate) fn skipped(a: &TuneArgs, base: &Plan, load: TuneLoad) -> Vec<(String, String)> {
-    let asked = a.strategy.iter().any(|s| s.kind() == "pipeline");
+    let asked = a
+        .strategy
+        .iter()
+        .any(|s| matches!(s, poolbench_model::StrategySpec::Pipeline(..)));
     let TuneLoad::Concurrency(c) = load else {
         return Vec::new();
     };

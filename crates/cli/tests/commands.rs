@@ -271,28 +271,34 @@ fn explain_prints_each_finding_and_docs_findings_md_is_its_page() {
     for head in ["What it means", "Why it matters", "What to do"] {
         assert!(text.contains(head), "{text}");
     }
-    // Every id the list names explains itself.
+    // Every id the list names explains itself: the findings', then tune's
+    // inferences'.
     let list = String::from_utf8(explain(&[]).stdout).unwrap();
-    let ids: Vec<&str> = list
-        .lines()
-        .skip(2)
-        .filter_map(|l| l.split_whitespace().next())
-        .collect();
-    assert_eq!(
-        ids.len(),
-        poolbench_model::findings::Id::ALL.len(),
-        "{list}"
-    );
-    for id in ids {
+    let (findings, inferences) = list.split_once("\n\nThe inferences").expect(&list);
+    let ids = |part: &str| -> Vec<String> {
+        part.lines()
+            .filter(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect()
+    };
+    let (findings, inferences) = (ids(findings), ids(inferences));
+    assert_eq!(findings.len(), poolbench_model::findings::Id::ALL.len());
+    assert_eq!(inferences.len(), poolbench_model::InferenceId::ALL.len());
+    for id in findings.iter().chain(&inferences) {
         assert_eq!(explain(&[id]).status.code(), Some(0), "{id}");
     }
+    let cliff = String::from_utf8(explain(&["cliff"]).stdout).unwrap();
+    assert!(
+        cliff.starts_with("cliff: an inference of `tune`"),
+        "{cliff}"
+    );
     // An unknown id: one line, exit 2.
     let out = explain(&["no-such-finding"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
-        err.contains("no finding named \"no-such-finding\""),
+        err.contains("no finding or inference named \"no-such-finding\""),
         "{err}"
     );
     // The page in docs/ is the generated one.

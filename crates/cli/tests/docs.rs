@@ -121,3 +121,35 @@ fn the_readme_quotes_the_current_figures() {
     let quoted = readme.matches("](bench/results/").count();
     assert_eq!(quoted, results, "one quote per result file");
 }
+
+/// The benches' history views are what bench/history.py renders from
+/// its rows (bench/history/*.jsonl), and every row is whole.
+#[test]
+fn the_bench_history_views_are_rendered_from_its_rows() {
+    let out = std::process::Command::new("python3")
+        .arg(root().join("bench/history.py"))
+        .arg("check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = root().join("bench/history");
+    let mut rows = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&path).unwrap().lines() {
+                let row: serde_json::Value = serde_json::from_str(line).unwrap();
+                for key in ["bench", "command", "date", "commit", "machine"] {
+                    assert!(row[key].is_string(), "{}: no {key}", path.display());
+                }
+                assert!(row["figures"].is_array() && row["output"].is_array());
+                rows += 1;
+            }
+        }
+    }
+    assert!(rows > 0, "no bench history");
+}

@@ -11,11 +11,14 @@ mod census;
 mod client_check;
 pub mod conninfo;
 pub mod duration;
+mod family;
 pub mod findings;
 mod fleet;
 mod fleet_check;
+pub mod format;
 mod histogram;
 mod idle_reuse;
+mod inference;
 mod label;
 mod latency_interval;
 mod live;
@@ -47,11 +50,13 @@ pub use client_check::{
     parse_expect, ClientCheck, ClientFinding, ClientWatch, EndedBy, Expect, ExpectKey,
     ExpectationResult,
 };
+pub use family::{Family, NoFamily};
 pub use findings::{Finding, Recommendation, UslFit};
 pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
 pub use fleet_check::{FleetCheck, FleetRound, FLEET_WITHIN};
 pub use histogram::{decode_histogram, encode_histogram, new_histogram, Summary};
 pub use idle_reuse::IdleReuse;
+pub use inference::InferenceId;
 pub use label::cell_label;
 pub use latency_interval::LatencyInterval;
 pub use live::{LiveCell, LiveCounters, LiveHistogram, LIVE_BOUNDS_NS, LIVE_QUANTILES};
@@ -82,8 +87,8 @@ pub use target_options::{
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tls_facts::TlsFacts;
 pub use tune::{
-    tune_schema, Capacity, ClientSetting, CurvePoint, FamilyAnswer, GeneratorThreads, Inference,
-    TuneComparison, TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult,
+    tune_schema, Capacity, ClientSetting, CliffKind, CurvePoint, FamilyAnswer, GeneratorThreads,
+    Inference, TuneComparison, TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult,
     TUNE_SCHEMA_VERSION,
 };
 pub use tune_timeouts::{IdleBracket, PoolTimeouts, ServerIdle, ServerTimeout};

@@ -138,6 +138,16 @@ pub enum TuneLoad {
     Rate(f64),
 }
 
+/// How the service broke at its cliff.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CliffKind {
+    /// It froze: nothing answered, or a stall with requests in flight.
+    Freezes,
+    /// It failed: errors, or too few of the requests answered.
+    Fails,
+}
+
 /// The service's capacity curve, measured with one connection per request
 /// in flight (so no client pool is in the way).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -160,6 +170,10 @@ pub struct Capacity {
     pub cliff_in_flight: Option<usize>,
     /// What happened at the cliff.
     pub cliff_reason: Option<String>,
+    /// Whether the service froze or failed at the cliff (`None`: no
+    /// cliff, or a result saved before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cliff_kind: Option<CliffKind>,
     /// How many requests the service works on at once, by Little's law,
     /// where throughput stops growing while latency grows linearly.
     pub serves_at_once: Option<usize>,
@@ -327,9 +341,9 @@ pub struct TunePoint {
 /// A conclusion in words, with the figures it rests on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Inference {
-    /// Stable name: `serves-at-once`, `cliff`, `retrograde`, `pool-bound`,
-    /// `delayed-ack`, `generator-limit`, `slo-crossing`.
-    pub id: String,
+    /// Which conclusion it is (`poolbench explain ID` says what each
+    /// means).
+    pub id: crate::inference::InferenceId,
     pub text: String,
     pub evidence: String,
 }

@@ -1,8 +1,9 @@
-//! `poolbench explain`: one finding by its id, the list of ids, and the
-//! whole set as Markdown (docs/findings.md is that page, and a test keeps
-//! them the same).
+//! `poolbench explain`: one finding or one of tune's inferences by its id,
+//! the list of ids, and the whole set as Markdown (docs/findings.md is that
+//! page, and a test keeps them the same).
 use poolbench_analysis::CHECKS;
 use poolbench_model::findings::{explain, Explanation, Id};
+use poolbench_model::InferenceId;
 
 /// The one-line title a finding is reported with.
 fn title(id: &Id) -> &'static str {
@@ -27,7 +28,34 @@ pub fn explain_text(id: &Id) -> Option<String> {
     Some(out)
 }
 
-/// Every finding id with its title, a line each.
+/// The finding or inference named `name` explained for a terminal (both,
+/// for the names a finding and an inference share; `None`: neither).
+pub fn explain_name(name: &str) -> Option<String> {
+    let finding = explain_text(&Id::named(name));
+    let inference = explain_inference(&InferenceId::named(name));
+    match (finding, inference) {
+        (Some(f), Some(i)) => Some(format!(
+            "{f}
+{i}"
+        )),
+        (f, i) => f.or(i),
+    }
+}
+
+/// One of tune's inferences explained for a terminal (`None`: no such id).
+fn explain_inference(id: &InferenceId) -> Option<String> {
+    let means = id.means()?;
+    let mut out = format!("{}: an inference of `tune` (its answer, in words)\n\n", id);
+    out.push_str("What it means\n");
+    for line in wrap(means, 76) {
+        out.push_str("  ");
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Every finding id with its title, a line each, then tune's inferences.
 pub fn explain_list() -> String {
     let width = Id::ALL
         .iter()
@@ -39,6 +67,10 @@ pub fn explain_list() -> String {
     );
     for id in &Id::ALL {
         out.push_str(&format!("  {:<width$}  {}\n", id.as_str(), title(id)));
+    }
+    out.push_str("\nThe inferences `tune` draws in its answer (`poolbench explain ID` too):\n\n");
+    for id in &InferenceId::ALL {
+        out.push_str(&format!("  {id}\n"));
     }
     out
 }
@@ -62,6 +94,15 @@ pub fn explain_markdown() -> String {
         for (head, text) in sections(&e) {
             out.push_str(&format!("\n**{head}** {text}\n"));
         }
+    }
+    out.push_str(
+        "\n## Tune's inferences\n\n\
+         What `tune` concludes in words, each with the figures it rests on\n\
+         (`inferences` in its JSON), by id. Texts in crates/model/src/inference.rs.\n",
+    );
+    for id in &InferenceId::ALL {
+        let Some(means) = id.means() else { continue };
+        out.push_str(&format!("\n### inference: {id}\n\n{means}\n"));
     }
     out
 }

@@ -15,15 +15,7 @@ pub fn fmt_rate(rps: f64) -> String {
     if rps < 100.0 {
         return format!("{rps:.1}");
     }
-    let digits = format!("{:.0}", rps);
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
+    poolbench_model::format::thousands(rps)
 }
 
 /// Text escaped for HTML (element content and quoted attributes).

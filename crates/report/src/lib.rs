@@ -41,7 +41,7 @@ pub use compare::{
 };
 pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
-pub use explain::{explain_list, explain_markdown, explain_text};
+pub use explain::{explain_list, explain_markdown, explain_name, explain_text};
 pub use fleet::{fleet_html, fleet_sentence, fleet_text};
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;

@@ -3,8 +3,7 @@
 //! marked), every point, the inferences, the findings, the time spent.
 use crate::format::{fmt_duration_us, fmt_rate};
 use poolbench_analysis::tune::capacity_points;
-use poolbench_model::findings::Id;
-use poolbench_model::{TuneLoad, TunePhase, TunePoint, TuneResult};
+use poolbench_model::{InferenceId, TuneLoad, TunePhase, TunePoint, TuneResult};
 use std::fmt::Write;
 
 /// The answer in one or two sentences: what to set, what the service does.
@@ -24,7 +23,7 @@ pub fn tune_answer(r: &TuneResult) -> String {
             let ceiling = r
                 .inferences
                 .iter()
-                .find(|i| i.id == Id::ClosedLoopCeiling.as_str())
+                .find(|i| i.id == InferenceId::ClosedLoopCeiling)
                 .map_or(String::new(), |i| format!(" Why no more: {}.", i.text));
             match &p.cap {
                 Some(why) => format!(
@@ -78,7 +77,7 @@ fn service_sentence(r: &TuneResult) -> String {
     }
     match (
         c.cliff_in_flight,
-        r.inferences.iter().find(|i| i.id == "cliff"),
+        r.inferences.iter().find(|i| i.id == InferenceId::Cliff),
     ) {
         (Some(_), Some(i)) => {
             let _ = write!(s, "; {}", i.text.trim_start_matches("the service "));

@@ -19,7 +19,9 @@ pub(crate) const MOST_PER_CONNECTION: f64 = 2.0;
 fn find(run: &Run) -> Vec<Evidence> {
     let mut out = Vec::new();
     for c in run.cells() {
-        if c.behind_us.is_none() && !c.strategy.starts_with("pipeline:") {
+        let pipelined =
+            poolbench_model::Family::of(&c.strategy) == Some(poolbench_model::Family::Pipeline);
+        if c.behind_us.is_none() && !pipelined {
             continue;
         }
         let kind = |k: &str| c.errors.by_kind.get(k).copied().unwrap_or(0);

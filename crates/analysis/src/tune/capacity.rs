@@ -1,6 +1,7 @@
 //! The service's capacity from the capacity points: highest throughput,
 //! knee, SLO crossing, cliff, retrograde fall, and how many it serves at
 //! once (Little's law).
+use super::failure::Failure;
 use super::fit::{fit_curve, knee_of};
 use super::point::failure;
 use poolbench_model::{Capacity, Slo, TunePhase, TunePoint};
@@ -67,7 +68,8 @@ pub fn capacity(points: &[TunePoint], slo: Option<&Slo>, delayed_ack: bool) -> C
     let (good, cliff) = split_at_cliff(&levels, slo, stall_s);
     if let Some((at, why)) = &cliff {
         cap.cliff_in_flight = Some(*at);
-        cap.cliff_reason = Some(why.clone());
+        cap.cliff_reason = Some(why.to_string());
+        cap.cliff_kind = Some(why.cliff_kind());
     }
     let Some(best) = good
         .iter()
@@ -116,7 +118,7 @@ pub fn split_at_cliff<'a>(
     levels: &[&'a TunePoint],
     slo: Option<&Slo>,
     stall_s: f64,
-) -> (Vec<&'a TunePoint>, Option<(usize, String)>) {
+) -> (Vec<&'a TunePoint>, Option<(usize, Failure)>) {
     let mut good: Vec<&TunePoint> = Vec::new();
     let mut peak: f64 = 0.0;
     for p in levels {
@@ -131,11 +133,8 @@ pub fn split_at_cliff<'a>(
             || x < SUDDEN_SHARE * within_doubling
             || (x < COLLAPSE_SHARE * peak && x < 0.5 * before);
         let why = failure(p, slo, stall_s).or_else(|| {
-            collapsed.then(|| {
-                format!(
-                    "throughput collapsed to {:.0}% of its peak",
-                    100.0 * p.throughput_rps / peak
-                )
+            collapsed.then(|| Failure::Collapsed {
+                share: p.throughput_rps / peak,
             })
         });
         if let Some(why) = why {

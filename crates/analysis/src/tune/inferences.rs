@@ -4,7 +4,7 @@ use super::capacity::capacity_points;
 use super::search::close_enough;
 use crate::findings::pool_bound;
 use poolbench_model::findings::Id;
-use poolbench_model::{Capacity, Finding, Inference, TunePhase, TunePoint};
+use poolbench_model::{Capacity, CliffKind, Finding, Inference, InferenceId, TunePhase, TunePoint};
 
 fn ms(us: f64) -> String {
     match us {
@@ -14,25 +14,10 @@ fn ms(us: f64) -> String {
     }
 }
 
-fn rps(x: f64) -> String {
-    let n = x.round() as u64;
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
+use poolbench_model::format::thousands as rps;
 
-fn say(id: &str, text: String, evidence: String) -> Inference {
-    Inference {
-        id: id.to_string(),
-        text,
-        evidence,
-    }
+fn say(id: InferenceId, text: String, evidence: String) -> Inference {
+    Inference { id, text, evidence }
 }
 
 /// Every conclusion the capacity, the points and the findings support.
@@ -43,7 +28,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
     if let (Some(n), Some(s)) = (cap.serves_at_once, cap.service_time_us) {
         let top = levels.last().map_or(0, |p| p.in_flight);
         out.push(say(
-            "serves-at-once",
+            InferenceId::ServesAtOnce,
             format!("the service serves about {n} at a time"),
             format!(
                 "throughput stops growing at {} in flight ({} req/s) while latency grows with every request added ({} alone, {} at {top} in flight): N ≈ X × S = {} × {} ≈ {n} (Little's law)",
@@ -54,10 +39,9 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
     }
     if let (Some(n), Some(why)) = (cap.cliff_in_flight, cap.cliff_reason.as_deref()) {
         let below = levels.iter().rev().find(|p| p.in_flight < n);
-        let frozen = ["stalled", "no answer", "collapsed to 0%"];
-        let verb = match frozen.iter().any(|w| why.contains(w)) {
-            true => "freezes",
-            false => "fails",
+        let verb = match cap.cliff_kind {
+            Some(CliffKind::Freezes) => "freezes",
+            Some(CliffKind::Fails) | None => "fails",
         };
         let text = match below {
             Some(b) if close_enough(b.in_flight, n) => format!(
@@ -80,7 +64,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
             )
         });
         out.push(say(
-            "cliff",
+            InferenceId::Cliff,
             text,
             format!("at {n} in flight: {why}{before}"),
         ));
@@ -88,7 +72,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
     if let (Some(n), Some(peak)) = (cap.retrograde_from, at(cap.max_rps_in_flight)) {
         let fell = at(n).map_or(0.0, |p| p.throughput_rps);
         out.push(say(
-            "retrograde",
+            InferenceId::Retrograde,
             format!("throughput falls past {} in flight", peak.in_flight),
             format!(
                 "{} req/s at {} in flight, {} at {n} without errors: more requests at once make the service slower (contention, a blocked event loop)",
@@ -98,7 +82,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
     }
     if let (Some(n), Some(p)) = (cap.slo_in_flight, cap.slo_in_flight.and_then(at)) {
         out.push(say(
-            "slo-crossing",
+            InferenceId::SloCrossing,
             format!("p99 crosses the SLO at {n} in flight"),
             format!("p99 {} at {n} in flight", ms(p.p99_us)),
         ));
@@ -107,7 +91,7 @@ pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) ->
     out.extend(streams(points));
     for f in findings.iter().filter(|f| f.id == Id::DelayedAck) {
         out.push(say(
-            Id::DelayedAck.as_str(),
+            InferenceId::DelayedAck,
             "the answer waits for our acknowledgement (the server's Nagle meets the client's delayed ACK): the latency is not the service's".to_string(),
             f.evidence.first().cloned().unwrap_or_default(),
         ));
@@ -133,7 +117,7 @@ fn streams(points: &[TunePoint]) -> Option<Inference> {
         .find(|q| q.phase != TunePhase::Capacity)
         .map_or(load, |q| q.in_flight);
     Some(say(
-        "streams-per-connection",
+        InferenceId::StreamsPerConnection,
         format!(
             "the server allows {s} streams per connection: {client} requests in flight need {} connections to run at once",
             client.div_ceil(s)
@@ -160,7 +144,7 @@ fn pool_bound(points: &[TunePoint], cap: &Capacity) -> Option<Inference> {
         .collect();
     let p = bound.iter().max_by_key(|p| p.pool_size)?;
     Some(say(
-        Id::PoolBound.as_str(),
+        InferenceId::PoolBound,
         format!("the pool was the bottleneck up to {} connections", p.pool_size),
         format!(
             "{} at c={}: {} req/s ≈ {} connections ÷ {} per request, {:.0}% of latency waiting for a connection",

@@ -4,6 +4,7 @@
 mod adaptive;
 mod capacity;
 mod confirm;
+mod failure;
 mod fit;
 mod fleet;
 mod inferences;
@@ -20,6 +21,7 @@ mod vet;
 pub use crate::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
+pub use failure::Failure;
 pub use fit::{fit_curve, isotonic, knee_of};
 pub use fleet::{per_replica, plan as plan_fleet, row_counts};
 pub use inferences::inferences;
@@ -261,7 +263,7 @@ fn reference_note(result: &TuneResult, p: &TunePoint) -> Option<poolbench_model:
         ),
     };
     Some(poolbench_model::Inference {
-        id: "reference-answer".into(),
+        id: poolbench_model::InferenceId::ReferenceAnswer,
         text,
         evidence: format!("{} smaller sizes compared", smaller.len()),
     })

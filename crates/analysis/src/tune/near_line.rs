@@ -5,7 +5,7 @@
 //! noise of the line, and another run may pick a neighbour. The note names
 //! those sizes, so that two runs' answers are read as one.
 use super::pool_search::{self, Verdict};
-use poolbench_model::{Inference, TuneComparison, TunePoint};
+use poolbench_model::{Inference, InferenceId, TuneComparison, TunePoint};
 
 /// The sizes compared with the pick's reference that read near the line,
 /// where there are others than the pick (`family`: the pick's; `failed`:
@@ -42,7 +42,7 @@ pub(super) fn note(
         .map(|v| format!("pool:{} {:.3}× ({} rounds)", v.pool_size, v.ratio, v.rounds))
         .collect();
     Some(Inference {
-        id: "pick-near-line".into(),
+        id: InferenceId::PickNearLine,
         text: format!(
             "the smallest pool within 5% of the best is not sharply placed here: sizes from {lo} to {hi} read within 2% of the line, so another run may pick another of them"
         ),

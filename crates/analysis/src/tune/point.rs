@@ -1,6 +1,7 @@
 //! A measured point of the search, from the cells of its runs: throughput
 //! with a confidence interval from batch means, latency from the merged
 //! histograms, and whether it failed.
+use super::failure::Failure;
 use poolbench_model::{
     decode_histogram, mean_ci95, new_histogram, CellResult, Slo, Summary, TunePhase, TunePoint,
 };
@@ -185,38 +186,34 @@ const ACHIEVED_SHARE: f64 = 0.5;
 
 /// Why a point counts as failing, if it does: errors above the SLO's
 /// bound (1% without one), or a stall of at least `stall_s`.
-pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<String> {
+pub fn failure(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Option<Failure> {
     let bound = slo.and_then(|s| s.error_rate).unwrap_or(0.01);
     if p.requests == 0 {
-        return Some(format!(
-            "no answer in {:.1} s",
-            p.stalled_s.max(p.duration_s)
-        ));
+        return Some(Failure::NoAnswer {
+            seconds: p.stalled_s.max(p.duration_s),
+        });
     }
     if p.error_rate > bound {
-        let kinds: Vec<String> = p
-            .errors_by_kind
-            .iter()
-            .map(|(k, n)| format!("{n} {k}"))
-            .collect();
-        return Some(format!(
-            "{:.1}% errors ({})",
-            p.error_rate * 100.0,
-            kinds.join(", ")
-        ));
+        return Some(Failure::Errors {
+            rate: p.error_rate,
+            kinds: p
+                .errors_by_kind
+                .iter()
+                .map(|(k, n)| (k.clone(), *n))
+                .collect(),
+        });
     }
     if p.stalled_s >= stall_s {
-        return Some(format!(
-            "stalled {:.1} s with requests in flight",
-            p.stalled_s
-        ));
+        return Some(Failure::Stalled {
+            seconds: p.stalled_s,
+        });
     }
     let asked = p.in_flight.min(p.pool_size.max(1)) as f64;
     if p.rate.is_none() && p.in_flight >= 2 && p.achieved_in_flight < ACHIEVED_SHARE * asked {
-        return Some(format!(
-            "only {:.1} of {} requests in flight were being answered",
-            p.achieved_in_flight, p.in_flight
-        ));
+        return Some(Failure::Unanswered {
+            achieved: p.achieved_in_flight,
+            asked: p.in_flight,
+        });
     }
     None
 }

@@ -1,7 +1,7 @@
 //! How to set a pool of N in the clients people use: one line each, only
 //! settings those libraries have; with the acquire and idle timeouts
 //! where `tune` found them (`settings_with`, values from timeouts.rs).
-use poolbench_model::{ClientSetting, PoolTimeouts};
+use poolbench_model::{ClientSetting, Family, PoolTimeouts};
 
 /// What the search's answer means for each client of the target's
 /// protocol (`scheme` as in the URL), for strategy `family` with `n`
@@ -12,7 +12,7 @@ pub fn settings(scheme: &str, family: &str, n: usize) -> Vec<ClientSetting> {
 
 /// [`settings`], with the timeouts `t` in each client's own setting.
 pub fn settings_with(scheme: &str, family: &str, n: usize, t: &PoolTimeouts) -> Vec<ClientSetting> {
-    let multiplexed = matches!(family, "shared" | "round-robin" | "least-loaded");
+    let multiplexed = Family::of(family).is_some_and(Family::multiplexed);
     let t = Timeouts::of(t);
     match scheme {
         "grpc" | "grpcs" => grpc(n, multiplexed),

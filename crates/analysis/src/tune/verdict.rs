@@ -9,7 +9,7 @@ pub const WITHIN_BEST: f64 = 0.95;
 /// Whether a point meets the SLO's bounds (and fails nothing).
 pub fn meets(p: &TunePoint, slo: Option<&Slo>, stall_s: f64) -> Result<(), String> {
     if let Some(why) = failure(p, slo, stall_s) {
-        return Err(why);
+        return Err(why.to_string());
     }
     let Some(slo) = slo else { return Ok(()) };
     let ms = |us: f64| format!("{:.1} ms", us / 1000.0);

@@ -5,8 +5,7 @@
 use super::capacity::capacity_points;
 use super::search::close_enough;
 use crate::findings::closed_loop_ceiling::at_ceiling;
-use poolbench_model::findings::Id;
-use poolbench_model::{Inference, TuneLoad, TunePoint, TuneResult};
+use poolbench_model::{CliffKind, Inference, InferenceId, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.
 const HALF: f64 = 0.5;
@@ -64,14 +63,10 @@ pub fn cap_reason(result: &TuneResult, p: &TunePoint) -> Option<String> {
         .map(|q| q.in_flight)
         .max()
         .unwrap_or(cliff.saturating_sub(1));
-    let verb = result
-        .inferences
-        .iter()
-        .find(|i| i.id == "cliff")
-        .map_or("fails", |i| match i.text.contains("freezes") {
-            true => "freezes",
-            false => "fails",
-        });
+    let verb = match result.capacity.cliff_kind {
+        Some(CliffKind::Freezes) => "freezes",
+        Some(CliffKind::Fails) | None => "fails",
+    };
     Some(match close_enough(fine, cliff) {
         true => format!("above {fine} in flight this service {verb}"),
         false => format!("at {cliff} in flight this service {verb} (not at {fine})"),
@@ -94,7 +89,7 @@ pub fn ceiling(result: &TuneResult, p: &TunePoint) -> Option<Inference> {
         n => format!("{n} connections carry it"),
     };
     Some(Inference {
-        id: Id::ClosedLoopCeiling.to_string(),
+        id: InferenceId::ClosedLoopCeiling,
         text: format!(
             "your {c} workers wait {} each: {:.0} req/s whatever the pool; {carries}",
             secs(s),

@@ -12,7 +12,7 @@ use crate::tune::pool_search::{
 };
 use crate::tune::verdict::meets;
 use crate::tune::{failed_sizes, family_of};
-use poolbench_model::{StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
+use poolbench_model::{Family, StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
 /// Picks a family's confirmation may reject before the reference is taken.
 const MOST_REJECTED: usize = 2;
@@ -291,7 +291,9 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The fewest streams per connection a server allowed, for a
     /// multiplexed family (`None`: not multiplexed, or no limit seen).
     fn streams_allowed(&self, family: &str) -> Option<usize> {
-        let multiplexed = matches!(family, "round-robin" | "least-loaded");
+        // `shared` is one connection whatever the streams: its sizes are
+        // clamped to 1 by their upper bound.
+        let multiplexed = Family::of(family).is_some_and(Family::multiplexed);
         self.result
             .points
             .iter()
@@ -362,17 +364,12 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     }
 }
 
-/// A family's strategy (its size filled in later).
+/// A family's strategy (its size filled in later; a name that is no
+/// family is a pool, as the command line allows no other).
 fn family_spec(family: &str) -> StrategySpec {
-    match family {
-        "round-robin" => StrategySpec::RoundRobin(None),
-        "least-loaded" => StrategySpec::LeastLoaded(None),
-        "take-or-create" => StrategySpec::TakeOrCreate(None),
-        "pipeline" => StrategySpec::Pipeline(None, None),
-        "shared" => StrategySpec::Shared,
-        "per-request" => StrategySpec::PerRequest,
-        _ => StrategySpec::Pool(None),
-    }
+    family
+        .parse::<Family>()
+        .map_or(StrategySpec::Pool(None), Family::spec)
 }
 
 /// `spec` with `n` connections at the client's load of `in_flight`: a

@@ -32,7 +32,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         self.waited += self.clock.now().saturating_sub(began);
         if !recovered && !self.measure.interrupted() {
             self.gave_up = true;
-            let verb = match why.contains("stalled") || why.contains("no answer") {
+            let verb = match why.froze() {
                 true => "froze",
                 false => "failed",
             };

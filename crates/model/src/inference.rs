@@ -1,0 +1,198 @@
+//! The ids of tune's inferences (its conclusions in words): one variant
+//! each, written as the kebab-case names results have always carried, and
+//! what each means (`poolbench explain ID`). Three share a finding's name
+//! (`closed-loop-ceiling`, `delayed-ack`, `pool-bound`): tune says in words
+//! what the finding says of a run.
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// An inference's stable id. In JSON, its kebab-case name (`cliff`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InferenceId {
+    Cliff,
+    ClosedLoopCeiling,
+    DelayedAck,
+    PickNearLine,
+    PoolBound,
+    ReferenceAnswer,
+    Retrograde,
+    ServesAtOnce,
+    SloCrossing,
+    StreamsPerConnection,
+    /// An id this version does not draw, read from a result another
+    /// version wrote: kept as written.
+    Other(String),
+}
+
+impl InferenceId {
+    /// Every id this version draws, in the order of their names.
+    pub const ALL: [InferenceId; 10] = [
+        InferenceId::Cliff,
+        InferenceId::ClosedLoopCeiling,
+        InferenceId::DelayedAck,
+        InferenceId::PickNearLine,
+        InferenceId::PoolBound,
+        InferenceId::ReferenceAnswer,
+        InferenceId::Retrograde,
+        InferenceId::ServesAtOnce,
+        InferenceId::SloCrossing,
+        InferenceId::StreamsPerConnection,
+    ];
+
+    /// The kebab-case name, as results spell it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            InferenceId::Cliff => "cliff",
+            InferenceId::ClosedLoopCeiling => "closed-loop-ceiling",
+            InferenceId::DelayedAck => "delayed-ack",
+            InferenceId::PickNearLine => "pick-near-line",
+            InferenceId::PoolBound => "pool-bound",
+            InferenceId::ReferenceAnswer => "reference-answer",
+            InferenceId::Retrograde => "retrograde",
+            InferenceId::ServesAtOnce => "serves-at-once",
+            InferenceId::SloCrossing => "slo-crossing",
+            InferenceId::StreamsPerConnection => "streams-per-connection",
+            InferenceId::Other(name) => name,
+        }
+    }
+
+    /// The id of `name`: a known one, or [`InferenceId::Other`].
+    pub fn named(name: &str) -> InferenceId {
+        InferenceId::ALL
+            .iter()
+            .find(|id| id.as_str() == name)
+            .cloned()
+            .unwrap_or_else(|| InferenceId::Other(name.to_string()))
+    }
+
+    /// What tune concludes when it draws this inference, and from what
+    /// (`None`: an id this version does not draw).
+    pub fn means(&self) -> Option<&'static str> {
+        Some(match self {
+            InferenceId::Cliff => {
+                "The service failed at some load: a point's errors passed the SLO's bound \
+                 (1% without one), it stalled with requests in flight, it answered nothing, or \
+                 most of the requests asked for were not being answered. Tune says whether the \
+                 service freezes (stalls, answers nothing) or fails (errors), at how many in \
+                 flight, and what the level below it did; no pool at or past it is \
+                 recommended."
+            }
+            InferenceId::ClosedLoopCeiling => {
+                "The client's workers, not the pool, set the throughput: each worker waits \
+                 for its answer before sending again, so c workers at service time S send at \
+                 most c ÷ S whatever the pool. More throughput needs more workers, not more \
+                 connections."
+            }
+            InferenceId::DelayedAck => {
+                "The answer waited for the client's acknowledgement (the server's Nagle \
+                 algorithm meeting the client's delayed ACK): the latency measured is the \
+                 TCP stacks', not the service's, so tune draws no \"serves at once\" from it."
+            }
+            InferenceId::PickNearLine => {
+                "Several pool sizes read within 2% of the line (95% of the reference's \
+                 throughput) within their rounds' noise: the smallest pool within 5% is not \
+                 sharply placed, and another run may pick a neighbour of this one."
+            }
+            InferenceId::PoolBound => {
+                "At some points the pool, not the service, set the throughput: fewer \
+                 connections than workers, throughput about pool ÷ service time, and much of \
+                 the latency spent waiting for a connection."
+            }
+            InferenceId::ReferenceAnswer => {
+                "The reference (the client's load, below any cliff) is the answer: no smaller \
+                 pool compared with it read within 5% of its throughput, or none was \
+                 confirmed within the budget."
+            }
+            InferenceId::Retrograde => {
+                "Throughput fell, without errors, past the level that gave the most: more \
+                 requests at once make the service slower (contention, a blocked event \
+                 loop)."
+            }
+            InferenceId::ServesAtOnce => {
+                "Throughput stopped growing while latency grew with every request added: by \
+                 Little's law, N ≈ throughput × service time requests are served at once, and \
+                 more than that queue in the service."
+            }
+            InferenceId::SloCrossing => {
+                "The p99 latency crossed the SLO's bound at this many in flight: pools that \
+                 let more requests in at once break it."
+            }
+            InferenceId::StreamsPerConnection => {
+                "The server allows this many HTTP/2 streams per connection \
+                 (SETTINGS_MAX_CONCURRENT_STREAMS): a multiplexed client needs the requests \
+                 in flight ÷ streams connections, and more requests wait in the client."
+            }
+            InferenceId::Other(_) => return None,
+        })
+    }
+}
+
+impl fmt::Display for InferenceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for InferenceId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Any string: a result another version wrote may carry inferences this
+/// one does not draw, and `report` and `compare` still read it.
+impl<'de> Deserialize<'de> for InferenceId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<InferenceId, D::Error> {
+        let name = String::deserialize(d)?;
+        Ok(InferenceId::named(&name))
+    }
+}
+
+/// The names this version writes.
+impl JsonSchema for InferenceId {
+    fn schema_name() -> Cow<'static, str> {
+        "InferenceId".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = InferenceId::ALL.iter().map(InferenceId::as_str).collect();
+        json_schema!({
+            "description": "An inference's stable id.",
+            "type": "string",
+            "enum": names,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InferenceId;
+
+    #[test]
+    fn names_are_kebab_case_sorted_explained_and_read_back() {
+        let names: Vec<&str> = InferenceId::ALL.iter().map(InferenceId::as_str).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+        for id in &InferenceId::ALL {
+            let name = id.as_str();
+            assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'));
+            assert_eq!(&InferenceId::named(name), id);
+            assert!(id.means().is_some_and(|m| m.len() > 40), "{name}");
+            let json = serde_json::to_string(id).unwrap();
+            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(&serde_json::from_str::<InferenceId>(&json).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_is_kept_as_written() {
+        let other: InferenceId = serde_json::from_str("\"generator-limit\"").unwrap();
+        assert_eq!(other, InferenceId::Other("generator-limit".into()));
+        assert_eq!(
+            serde_json::to_string(&other).unwrap(),
+            "\"generator-limit\""
+        );
+        assert_eq!(other.means(), None);
+    }
+}
