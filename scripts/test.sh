@@ -115,9 +115,9 @@ else
         names=(alone cli faults)
         lane alone -p poolbench --test alone -- --skip scenarios:: &
         pids=($!)
-        lane cli -p poolbench --test tests --bins -- --skip faults &
+        lane cli -p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: &
         pids+=($!)
-        lane faults -p poolbench --test tests -- faults --test-threads 6 &
+        lane faults -p poolbench --test tests -- faults:: faults_nginx:: faults_tune:: --test-threads 6 &
         pids+=($!)
         wait_lanes
         names=(scenarios crates)
@@ -136,8 +136,8 @@ else
             names=("$name")
             case $name in
             alone) lane alone -p poolbench --test alone -- --skip scenarios:: & ;;
-            cli) lane cli -p poolbench --test tests --bins -- --skip faults & ;;
-            faults) lane faults -p poolbench --test tests -- faults --test-threads 2 & ;;
+            cli) lane cli -p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: & ;;
+            faults) lane faults -p poolbench --test tests -- faults:: faults_nginx:: faults_tune:: --test-threads 2 & ;;
             scenarios) lane scenarios -p poolbench --test alone -- scenarios:: & ;;
             crates) lane crates "${everything[@]}" --exclude poolbench & ;;
             esac

@@ -275,3 +275,25 @@ fn redis(n: usize, t: &Timeouts) -> Vec<ClientSetting> {
         one("Rust deadpool-redis / bb8-redis", rust_pools(n, t)),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::settings;
+
+    #[test]
+    fn a_mysql_answer_speaks_each_mysql_clients_words() {
+        let all: String = settings("mysql", "pool", 6)
+            .iter()
+            .map(|s| format!("{}: {}\n", s.client, s.setting))
+            .collect();
+        for want in [
+            "mysql+pymysql",
+            "PoolConstraints::new(6, 6)",
+            "HikariCP",
+            "SetMaxOpenConns(6)",
+        ] {
+            assert!(all.contains(want), "{want} in {all}");
+        }
+        assert_eq!(settings("mariadb", "pool", 6), settings("mysql", "pool", 6));
+    }
+}
