@@ -67,13 +67,14 @@ lane() {
 }
 
 # Cores kept busy by others before the tests, rounded: the CPU time not
-# idle over two seconds, nice processes' left out (they yield to the tests:
-# CI's clippy runs so).
+# idle over two seconds, nice processes' included (with the kernel's
+# scheduler autogroups a nice build in another session still takes its
+# session's share: a nice 19 clippy failed five fault tests).
 busy_cores() {
     local a b
-    read -r -a a < <(awk '/^cpu /{print $2+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+    read -r -a a < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
     sleep 2
-    read -r -a b < <(awk '/^cpu /{print $2+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
+    read -r -a b < <(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat)
     echo $((((b[0] - a[0]) * $(nproc) * 2 + b[1] - a[1]) / (2 * (b[1] - a[1] + 1))))
 }
 

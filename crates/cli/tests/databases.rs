@@ -136,10 +136,11 @@ fn per_request_opens_one_postgres_connection_per_request_and_pool_at_most_n() {
 
     let before = sessions(&url);
     let r = run_json(&[
-        "run", &url, "-s", "pool:3", "-c", "8", "-d", "500ms", "--warmup", "0s",
+        "run", &url, "-s", "pool:3", "-c", "8", "-n", "200", "-d", "30s", "--warmup", "0s",
     ]);
     let after = sessions(&url);
-    assert!(r["cells"][0]["ok"].as_u64().unwrap() > 100);
+    // 200 requests, not 500 ms: a busy machine answered under 100 in that.
+    assert!(r["cells"][0]["ok"].as_u64().unwrap() >= 200);
     let seen = after - before - 1;
     assert!(
         (1..=3 + 2).contains(&seen),
