@@ -44,6 +44,8 @@ for name in "${names[@]}"; do
         grep -E 'FAILED|^error' "$bench_tmp/$name.out" | sed 's/^/    /' || true
     fi
 done
-echo "$((${#names[@]} - failed)) of ${#names[@]} scenarios met every expectation"
+verdict=MET
+[ "$failed" = 0 ] || verdict="NOT MET"
+echo "$((${#names[@]} - failed)) of ${#names[@]} scenarios met every expectation: $verdict"
 figure "scenarios meeting every expectation" "$((${#names[@]} - failed))" "of ${#names[@]}"
 [ "$failed" = 0 ]
