@@ -99,20 +99,25 @@ fn every_link_in_the_readme_and_docs_resolves() {
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
-/// The README quotes the figures each bench script kept last
-/// (`bench/results/`), as `scripts/figures.py` writes them.
-#[test]
-fn the_readme_quotes_the_current_figures() {
+/// The project's Python script `script` (from the root) exits 0 with `arg`.
+fn passes(script: &str, arg: &str) {
     let out = std::process::Command::new("python3")
-        .arg(root().join("scripts/figures.py"))
-        .arg("--check")
+        .arg(root().join(script))
+        .arg(arg)
         .output()
         .expect("python3 runs");
     assert!(
         out.status.success(),
-        "{}",
+        "{script} {arg}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The README quotes the figures each bench script kept last
+/// (`bench/results/`), as `scripts/figures.py` writes them.
+#[test]
+fn the_readme_quotes_the_current_figures() {
+    passes("scripts/figures.py", "--check");
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let results = std::fs::read_dir(root().join("bench/results"))
         .unwrap()
@@ -126,16 +131,7 @@ fn the_readme_quotes_the_current_figures() {
 /// its rows (bench/history/*.jsonl), and every row is whole.
 #[test]
 fn the_bench_history_views_are_rendered_from_its_rows() {
-    let out = std::process::Command::new("python3")
-        .arg(root().join("bench/history.py"))
-        .arg("check")
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    passes("bench/history.py", "check");
     let dir = root().join("bench/history");
     let mut rows = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {

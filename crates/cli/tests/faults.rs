@@ -11,10 +11,9 @@
 //! after, which a few thousand requests a second show as well as the
 //! machine's whole speed, and light runs can share the machine with each
 //! other (scripts/test.sh runs this binary's faults many at a time).
-use crate::services::{toxiproxy_url, Serve};
+use crate::services::Serve;
+pub(crate) use crate::toxiproxy::Proxy;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -43,80 +42,6 @@ const ECHO_200: &str = "ECHO 012345678901234567890123456789012345678901234567890
 
 /// The fault's window within it, seconds from the start.
 const FAULT: (f64, f64) = (2.0, 5.0);
-
-/// One request to toxiproxy's API: (status, body).
-fn api(method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
-    let base = toxiproxy_url();
-    let host = base.trim_start_matches("http://").trim_end_matches('/');
-    let mut s = TcpStream::connect(host).expect("toxiproxy answers");
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let body = body.map(Value::to_string).unwrap_or_default();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
-    let status = out
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = out.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    (status, body.to_string())
-}
-
-/// A proxy of the test's own in front of `upstream`, removed when dropped.
-pub(crate) struct Proxy {
-    name: String,
-    pub(crate) listen: String,
-}
-
-impl Proxy {
-    fn new(name: &str, upstream: &str) -> Proxy {
-        let name = format!("{name}-{}", std::process::id());
-        let (code, body) = api(
-            "POST",
-            "/proxies",
-            Some(
-                &json!({"name": name, "listen": "127.0.0.1:0", "upstream": upstream, "enabled": true}),
-            ),
-        );
-        assert_eq!(code, 201, "toxiproxy refused the proxy: {body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        let listen = v["listen"].as_str().unwrap().to_string();
-        assert!(!listen.ends_with(":0"), "{body}");
-        Proxy { name, listen }
-    }
-
-    pub(crate) fn add(&self, toxic: &str, attributes: Value) {
-        let (code, body) = api(
-            "POST",
-            &format!("/proxies/{}/toxics", self.name),
-            Some(
-                &json!({"name": "fault", "type": toxic, "stream": "downstream", "toxicity": 1.0, "attributes": attributes}),
-            ),
-        );
-        assert_eq!(code, 200, "toxiproxy refused the {toxic} toxic: {body}");
-    }
-
-    pub(crate) fn remove(&self) {
-        let (code, body) = api(
-            "DELETE",
-            &format!("/proxies/{}/toxics/fault", self.name),
-            None,
-        );
-        assert_eq!(code, 204, "{body}");
-    }
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        let _ = api("DELETE", &format!("/proxies/{}", self.name), None);
-    }
-}
 
 /// What a run under a fault produced.
 struct Faulted {
@@ -243,13 +168,19 @@ impl Faulted {
 /// `run URL` for 8 s with the fault `toxic` from 2 s to 5 s, sent at
 /// `paced(url)`.
 fn under(url: &str, proxy: &Proxy, toxic: &str, attributes: Value) -> Faulted {
+    let load = [paced(url), vec!["--timeout", timeout_for(toxic)]].concat();
+    under_toxic(url, proxy, toxic, attributes, &load)
+}
+
+/// `run URL` with `load`, the toxic on from 2 s to 5 s.
+fn under_toxic(url: &str, proxy: &Proxy, toxic: &str, attributes: Value, load: &[&str]) -> Faulted {
     let name = format!("{}-{toxic}", proxy.name);
     under_with(
         url,
         &name,
         || proxy.add(toxic, attributes),
         || proxy.remove(),
-        &[paced(url), vec!["--timeout", timeout_for(toxic)]].concat(),
+        load,
         LOGIN_TIMEOUT,
     )
 }
@@ -273,14 +204,12 @@ fn timeout_for(toxic: &str) -> &'static str {
 /// thinking between a timeout and its next request leaves a moment with
 /// nothing in flight, which splits the stall (seen on Redis, with 5 ms).
 fn under_closed(url: &str, proxy: &Proxy, toxic: &str, attributes: Value) -> Faulted {
-    let name = format!("{}-{toxic}", proxy.name);
-    under_with(
+    under_toxic(
         url,
-        &name,
-        || proxy.add(toxic, attributes),
-        || proxy.remove(),
+        proxy,
+        toxic,
+        attributes,
         &["-c", "8", "--timeout", "1s"],
-        LOGIN_TIMEOUT,
     )
 }
 

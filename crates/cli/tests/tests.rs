@@ -8,6 +8,7 @@ mod browser;
 mod live_metrics;
 mod services;
 mod support;
+mod toxiproxy;
 mod turns;
 
 mod bad_input;

@@ -291,9 +291,9 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The fewest streams per connection a server allowed, for a
     /// multiplexed family (`None`: not multiplexed, or no limit seen).
     fn streams_allowed(&self, family: &str) -> Option<usize> {
-        // `shared` is one connection whatever the streams: its sizes are
-        // clamped to 1 by their upper bound.
-        let multiplexed = Family::of(family).is_some_and(Family::multiplexed);
+        // `shared` is one connection whatever the streams: nothing to size.
+        let multiplexed =
+            Family::of(family).is_some_and(|f| f.multiplexed() && f != Family::Shared);
         self.result
             .points
             .iter()
