@@ -8,7 +8,7 @@ the project's crates below it, and the model on no runtime at all.
 Every run first checks itself on two planted circles (`use super::{…}` and
 nested `crate::{x::{…}}`). Prints what breaks a rule and exits 1; exits 0
 when all holds.
-Usage: scripts/check-layout.py [ROOT]"""
+Usage: scripts/check-layout.py [--architecture] [ROOT]"""
 import os, re, subprocess, sys
 
 LIMIT = 80
@@ -96,7 +96,25 @@ def use_paths(tree):
     return [[x for x in t.split("::") if x and x != "self" and x != "*"]]
 
 
-def references(module, path, text, files):
+def reexports(root_text, files):
+    """Names the crate root re-exports (`pub use a::b::Thing;`), each
+    mapped to the file that defines it, so `crate::Thing` is read as an
+    import of that file."""
+    names = {}
+    for u in re.finditer(r"\bpub(?:\([^)]*\))?\s+use\s+((?:crate::|self::)?[\w:{}\s,]+);", root_text):
+        for q in use_paths(u.group(1)):
+            q = [x for x in q if x not in ("crate", "self")]
+            if len(q) < 2:
+                continue
+            for k in range(len(q) - 1, 0, -1):
+                if tuple(q[:k]) in files:
+                    names[q[-1]] = tuple(q[:k])
+                    break
+    return names
+
+
+def references(module, path, text, files, exported=None):
+    exported = exported or {}
     refs = []
     # Every use statement, however its braces nest: `use crate::{a::{b, c}, d};`,
     # `use super::{x, y};`, `pub(crate) use self::z::w;`.
@@ -122,6 +140,9 @@ def references(module, path, text, files):
         refs.append(list(module[:-1]) + u.group(1).split("::"))
     targets = set()
     for r in refs:
+        if r and tuple(r[:1]) not in files and r[0] in exported:
+            targets.add(exported[r[0]])
+            continue
         for k in range(len(r), 0, -1):
             if tuple(r[:k]) in files:
                 targets.add(tuple(r[:k]))
@@ -149,10 +170,16 @@ def circles(root):
                 if f.endswith(".rs"):
                     p = os.path.join(dp, f)
                     files[module_path(src, p)] = p
+        exported = {}
+        for name in ("lib.rs", "main.rs"):
+            if os.path.exists(os.path.join(src, name)):
+                exported.update(reexports(open(os.path.join(src, name)).read(), files))
         edges = {}
         for m, p in files.items():
             text = open(p).read().split("#[cfg(test)]")[0]
-            edges[m] = references(m, p, text, files) if m else set()
+            # Comments (doc links among them) name files without importing them.
+            text = "\n".join(strip(line) for line in text.split("\n"))
+            edges[m] = references(m, p, text, files, exported) if m else set()
         for comp in strongly_connected(edges):
             names = sorted(os.path.relpath(files[x], src) for x in comp)
             found.append(f"crates/{crate}: import circle between {', '.join(names)}")
@@ -192,7 +219,7 @@ def strongly_connected(edges):
 
 
 # Each crate's allowed project dependencies (normal, not dev): the order
-# pool-types -> model / pool -> targets -> engine / analysis -> report -> cli.
+# pool-types -> model / pool -> targets -> engine / analysis -> tune -> report -> cli.
 # The pool stands alone: its own types, not the result model.
 ORDER = {
     "pool-types": set(),
@@ -203,12 +230,13 @@ ORDER = {
     "server": {"model", "greeter", "pool", "targets"},
     "engine": {"model", "pool", "targets"},
     "analysis": {"model"},
-    "report": {"model", "analysis"},
-    "cli": {"model", "pool", "targets", "server", "engine", "analysis", "report"},
+    "tune": {"model", "analysis"},
+    "report": {"model", "analysis", "tune"},
+    "cli": {"model", "pool", "targets", "server", "engine", "analysis", "tune", "report"},
 }
 # Crates that must stay free of an async runtime (plain data and pure
 # functions), checked over their whole dependency tree.
-NO_RUNTIME = ["pool-types", "model", "analysis", "report"]
+NO_RUNTIME = ["pool-types", "model", "analysis", "tune", "report"]
 
 
 def normal_dependencies(manifest):
@@ -257,6 +285,68 @@ def crate_order(root):
     return found
 
 
+def drawn_graph(text):
+    """The crate graph docs/ARCHITECTURE.md draws: the edges of its
+    mermaid block (`cli --> engine`: cli depends on engine; `pool_types`
+    is pool-types) and the table's "depends on" column."""
+    block = re.search(r"```mermaid\n(.*?)```", text, re.S)
+    edges = set()
+    for a, b in re.findall(r"^\s*(\w+)\s*-->\s*(\w+)\s*$", block.group(1) if block else "", re.M):
+        edges.add((a.replace("_", "-"), b.replace("_", "-")))
+    table = {}
+    for crate, deps in re.findall(r"^\| `poolbench[\w-]*` \(`crates/([\w-]+)`\) \|.*\| ([^|]*) \|\s*$", text, re.M):
+        deps = deps.strip()
+        table[crate] = set() if deps == "none" else {d.strip() for d in deps.split(",")}
+    return edges, table
+
+
+def built_graph(root):
+    """The crates' normal dependencies on one another, from cargo metadata."""
+    import json
+    out = subprocess.run(
+        ["cargo", "metadata", "--no-deps", "--format-version", "1", "--locked"],
+        cwd=root, capture_output=True, text=True,
+    )
+    if out.returncode != 0:
+        return None, out.stderr.strip()
+    names, graph = {}, {}
+    packages = json.loads(out.stdout)["packages"]
+    for p in packages:
+        names[p["name"]] = os.path.basename(os.path.dirname(p["manifest_path"]))
+    for p in packages:
+        graph[names[p["name"]]] = {
+            names[d["name"]] for d in p["dependencies"] if d["kind"] is None and d["name"] in names
+        }
+    return graph, None
+
+
+def architecture(root):
+    """docs/ARCHITECTURE.md draws the crate graph cargo builds: each edge of
+    its drawing and each row of its table, no more and no fewer."""
+    text = open(os.path.join(root, "docs", "ARCHITECTURE.md")).read()
+    edges, table = drawn_graph(text)
+    graph, err = built_graph(root)
+    if graph is None:
+        return [f"docs/ARCHITECTURE.md: cargo metadata failed: {err}"]
+    if not edges or not table:
+        return ["docs/ARCHITECTURE.md: no mermaid crate graph or no crate table found"]
+    built = {(a, b) for a, deps in graph.items() for b in deps}
+    found = []
+    for a, b in sorted(built - edges):
+        found.append(f"docs/ARCHITECTURE.md: the drawing lacks {a} --> {b} (crates/{a} depends on poolbench-{b})")
+    for a, b in sorted(edges - built):
+        found.append(f"docs/ARCHITECTURE.md: the drawing shows {a} --> {b}, which crates/{a} does not depend on")
+    for crate in sorted(set(graph) | set(table)):
+        if crate not in table:
+            found.append(f"docs/ARCHITECTURE.md: the table has no row for crates/{crate}")
+        elif crate not in graph:
+            found.append(f"docs/ARCHITECTURE.md: the table's crates/{crate} is not in the workspace")
+        elif table[crate] != graph[crate]:
+            want = ", ".join(sorted(graph[crate])) or "none"
+            found.append(f"docs/ARCHITECTURE.md: crates/{crate} depends on {want}, the table says otherwise")
+    return found
+
+
 PLANTED = {
     # A child importing its parent through `use super::{…}`.
     "braces/src/lib.rs": "mod a;\n",
@@ -266,6 +356,10 @@ PLANTED = {
     "nested/src/lib.rs": "mod x;\nmod y;\n",
     "nested/src/x.rs": "use crate::{y::{g}};\npub fn h() { g() }\n",
     "nested/src/y.rs": "use crate::{x::{self as there}};\npub fn g() { there::h() }\n",
+    # Two files through names the crate root re-exports.
+    "reexport/src/lib.rs": "mod a;\nmod b;\npub use a::A;\npub use b::{B, C};\n",
+    "reexport/src/a.rs": "pub struct A(pub crate::B);\n",
+    "reexport/src/b.rs": "use crate::A;\npub struct B;\npub struct C(Option<Box<A>>);\n",
 }
 
 
@@ -279,14 +373,25 @@ def self_test():
             os.makedirs(os.path.dirname(path), exist_ok=True)
             open(path, "w").write(text)
         found = circles(tmp)
-    want = ["crates/braces: import circle", "crates/nested: import circle"]
+    want = [
+        "crates/braces: import circle",
+        "crates/nested: import circle",
+        "crates/reexport: import circle",
+    ]
     missed = [w for w in want if not any(f.startswith(w) for f in found)]
     return [f"check-layout.py misses a planted circle: {m}" for m in missed]
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = self_test() + long_functions(root) + circles(root) + crate_order(root)
+    args = sys.argv[1:]
+    only_architecture = "--architecture" in args
+    args = [a for a in args if a != "--architecture"]
+    root = args[0] if args else os.path.join(os.path.dirname(__file__), "..")
+    if only_architecture:
+        problems = architecture(root)
+    else:
+        problems = self_test() + long_functions(root) + circles(root) + crate_order(root)
+        problems += architecture(root)
     for p in problems:
         print(p)
     sys.exit(1 if problems else 0)

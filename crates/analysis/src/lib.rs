@@ -1,7 +1,8 @@
 //! Reading a poolbench result: the findings that make its numbers lie
-//! (one file each under `findings/`), the recommendation, SLO breaches,
-//! the USL fits, ramp summaries, and the merge of several processes'
-//! results. Pure functions of the result: no runtime, no I/O; tested on
+//! (one file each under `findings/`, their thresholds as functions that
+//! `poolbench-tune` calls rather than keeping numbers of its own), the
+//! recommendation, SLO breaches, the USL fits, ramp summaries, a census of
+//! a server's connections, and the merge of several processes' results. Pure functions of the result: no runtime, no I/O; tested on
 //! hand-built results as well as live ones. [`analyze`] is the one entry
 //! every command uses.
 #![forbid(unsafe_code)]
@@ -11,13 +12,12 @@ mod census;
 mod client_check;
 pub mod client_idle;
 mod client_libs;
-mod findings;
+pub mod findings;
 mod merge;
 mod ramp_summary;
 mod recommend;
 mod shard_merge;
 mod slo_breaches;
-pub mod tune;
 mod usl;
 
 pub use analyze::analyze;

@@ -4,11 +4,11 @@ use crate::args::Format;
 use crate::tune_args::{TuneArgs, TuneFormat};
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
-use poolbench_analysis::tune::{Searcher, Setup, WallClock};
 use poolbench_model::{Family, LoadModel, Plan, TuneLoad, TuneResult};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
+use poolbench_tune::{Searcher, Setup, WallClock};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -67,7 +67,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         reached: false,
     };
     let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
-    poolbench_analysis::tune::conclude(&mut result, &target.scheme);
+    poolbench_tune::conclude(&mut result, &target.scheme);
     result.fleet_check = crate::tune_fleet::after(&result, &base, a.quiet);
     stop_server(&mut result, server);
     for path in &a.output {
@@ -224,7 +224,7 @@ pub(crate) fn report(mut r: TuneResult, a: &crate::args::ReportArgs) -> Result<(
         .map(|p| crate::output::format_of(p))
         .collect::<Result<Vec<_>, _>>()?;
     let scheme = crate::saved::tune_scheme(&r);
-    poolbench_analysis::tune::conclude(&mut r, &scheme);
+    poolbench_tune::conclude(&mut r, &scheme);
     for (path, format) in a.output.iter().zip(formats) {
         write(path, &render(format, &r))?;
     }

@@ -4,9 +4,9 @@
 //! the budget.
 use crate::idle_args::IdleArgs;
 use crate::tune_args::TuneArgs;
-use poolbench_analysis::tune::Setup;
 use poolbench_model::{Plan, ServerIdle, TuneResult};
 use poolbench_server::ServerConfig;
+use poolbench_tune::Setup;
 use std::time::Duration;
 
 /// The result the search begins from, with what the server does with

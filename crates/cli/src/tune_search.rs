@@ -1,10 +1,10 @@
-//! The engine behind `tune`'s search (`poolbench_analysis::tune::Searcher`):
+//! The engine behind `tune`'s search (`poolbench_tune::Searcher`):
 //! each point a short one-cell plan run by the engine and read by
 //! `analyze`. Progress goes to stderr, one line a point.
 use crate::Failure;
-use poolbench_analysis::tune::{Ask, Measure, Ran};
 use poolbench_engine::EngineError;
 use poolbench_model::{Arrival, LoadModel, Plan, TunePhase, TunePoint};
+use poolbench_tune::{Ask, Measure, Ran};
 use std::time::Duration;
 
 /// Runs the search's points with the engine.

@@ -127,6 +127,13 @@ fn the_readme_quotes_the_current_figures() {
     assert_eq!(quoted, results, "one quote per result file");
 }
 
+/// docs/ARCHITECTURE.md draws the crate graph cargo builds: every edge of
+/// its drawing and every row of its table (scripts/check-layout.py).
+#[test]
+fn the_architecture_page_draws_the_crates_cargo_builds() {
+    passes("scripts/check-layout.py", "--architecture");
+}
+
 /// The benches' history views are what bench/history.py renders from
 /// its rows (bench/history/*.jsonl), and every row is whole.
 #[test]

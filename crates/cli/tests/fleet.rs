@@ -4,7 +4,7 @@
 //! with `max_connections` 20, read from it: 17 for the fleet, six replicas
 //! at the surge's worst). These prove the wiring — the limit read, the
 //! rows, the run, the text and HTML — with short budgets; the division's
-//! arithmetic is crates/analysis/tests/fleet.rs. Each search loads the
+//! arithmetic is crates/tune/tests/fleet.rs. Each search loads the
 //! machine, so each takes its turn.
 use crate::services::{pg_execute, tune_json, tune_trail as trail, OwnPostgres};
 use crate::turns::ONE_AT_A_TIME;

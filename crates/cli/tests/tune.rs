@@ -4,7 +4,7 @@
 //! load. These prove the wiring — the answer's fields, every format, the
 //! exit codes, the findings and inferences named — with short budgets;
 //! what the search decides is tested on simulated services
-//! (crates/analysis/tests/tune*.rs), and how close its answers come to
+//! (crates/tune/tests/tune*.rs), and how close its answers come to
 //! brute-force grids is bench/tune-accuracy.sh (bench/results/). Each
 //! search loads the machine, so each takes its turn.
 use crate::services::{mysql_url, pg_url, tune_json, tune_trail as trail};
@@ -354,7 +354,7 @@ fn a_grpc_server_allowing_10_streams_is_named_with_the_connections_that_remove_t
         "{line}"
     );
     // What `tune` makes of it (the load over about 10 connections) is
-    // crates/analysis/tests/tune_answers.rs, on a simulated server, and
+    // crates/tune/tests/tune_answers.rs, on a simulated server, and
     // bench/tune-accuracy.sh's grpc-streams, against its grid.
 }
 
@@ -415,7 +415,7 @@ fn tune_answers_for_mysql_in_the_mysql_clients_settings() {
     // Exit 1 too: beside the other test lanes the vetting refused a pick
     // once (pool:4 at 5,100 req/s where 4 in flight had given 18,832 a
     // few seconds before); the wiring then carries the reason, and the
-    // settings' words are tested in crates/analysis/src/tune/settings.rs.
+    // settings' words are tested in crates/tune/src/settings.rs.
     let code = out.status.code();
     assert!(
         code == Some(0) || code == Some(1),
@@ -467,7 +467,7 @@ fn a_fastapi_service_that_freezes_is_waited_out_before_the_next_point() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // Two connections, no overflow, a 2 s pool timeout: from 3 in flight
     // each checkout holds the event loop 2 s (the defaults' freeze is
-    // 30 s: crates/analysis/tests/tune_loop.rs simulates it, and
+    // 30 s: crates/tune/tests/tune_loop.rs simulates it, and
     // bench/tune-accuracy.sh's fastapi measures it against its grid).
     let svc = fastapi(&[
         "--pool-timeout",

@@ -3,7 +3,7 @@
 //! client's load, the fewest connections winning a tie. This proves the
 //! wiring (both families searched, each window ⌈c ÷ N⌉, the clients'
 //! settings); the sizes the search picks are tested on a simulated
-//! service (crates/analysis/tests/tune_answers.rs).
+//! service (crates/tune/tests/tune_answers.rs).
 use crate::services::{tune_json, tune_trail as trail};
 use crate::turns::ONE_AT_A_TIME;
 

@@ -1,6 +1,6 @@
 //! Bounds for an adaptive concurrency limiter, from the capacity curve:
 //! for those who run one in front of the service, beside the static pool.
-use crate::tune::ClientSetting;
+use crate::client_setting::ClientSetting;
 use serde::{Deserialize, Serialize};
 
 /// What an adaptive limiter should start from and never exceed.

@@ -9,6 +9,7 @@
 mod adaptive;
 mod census;
 mod client_check;
+mod client_setting;
 pub mod conninfo;
 pub mod duration;
 mod family;
@@ -50,6 +51,7 @@ pub use client_check::{
     parse_expect, ClientCheck, ClientFinding, ClientWatch, EndedBy, Expect, ExpectKey,
     ExpectationResult,
 };
+pub use client_setting::ClientSetting;
 pub use family::{Family, NoFamily};
 pub use findings::{Finding, Recommendation, UslFit};
 pub use fleet::{Fleet, FleetRow, Replicas, ServerLimit};
@@ -87,8 +89,8 @@ pub use target_options::{
 pub use timeline::{Stall, Timeline, BUCKET};
 pub use tls_facts::TlsFacts;
 pub use tune::{
-    tune_schema, Capacity, ClientSetting, CliffKind, CurvePoint, FamilyAnswer, GeneratorThreads,
-    Inference, TuneComparison, TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult,
+    tune_schema, Capacity, CliffKind, CurvePoint, FamilyAnswer, GeneratorThreads, Inference,
+    TuneComparison, TuneLoad, TunePhase, TunePoint, TuneRecommendation, TuneResult,
     TUNE_SCHEMA_VERSION,
 };
 pub use tune_timeouts::{IdleBracket, PoolTimeouts, ServerIdle, ServerTimeout};

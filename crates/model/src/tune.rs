@@ -1,6 +1,7 @@
 //! What `poolbench tune` found: the service's capacity measured from
 //! outside, the pool size to set with its proof, every point measured.
 //! Saved as JSON (`tune --format json`; the schema is [`tune_schema`]).
+use crate::client_setting::ClientSetting;
 use crate::findings::Finding;
 use crate::machine::Machine;
 use crate::slo::Slo;
@@ -250,13 +251,6 @@ pub struct TuneRecommendation {
     /// The acquire timeout and idle timeout to set with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<crate::PoolTimeouts>,
-}
-
-/// One client library's setting.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ClientSetting {
-    pub client: String,
-    pub setting: String,
 }
 
 /// One family's best pool, or why it has none.

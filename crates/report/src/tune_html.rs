@@ -5,8 +5,8 @@ use crate::charts::short;
 use crate::format::{esc, fmt_duration_us, fmt_rate};
 use crate::html::STYLE;
 use crate::tune_text::tune_answer;
-use poolbench_analysis::tune::capacity_points;
 use poolbench_model::{TunePoint, TuneResult};
+use poolbench_tune::capacity_points;
 use std::fmt::Write;
 
 /// The whole tune result as one HTML page.

@@ -2,8 +2,8 @@
 //! then the capacity curve (a table and a sparkline, knee and cliff
 //! marked), every point, the inferences, the findings, the time spent.
 use crate::format::{fmt_duration_us, fmt_rate};
-use poolbench_analysis::tune::capacity_points;
 use poolbench_model::{InferenceId, TuneLoad, TunePhase, TunePoint, TuneResult};
+use poolbench_tune::capacity_points;
 use std::fmt::Write;
 
 /// The answer in one or two sentences: what to set, what the service does.

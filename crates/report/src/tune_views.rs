@@ -5,8 +5,8 @@
 use crate::format::{fmt_duration_us, fmt_rate};
 use crate::junit::{started, JunitCase, JunitSuite};
 use crate::tune_text::{search_footer, tune_answer};
-use poolbench_analysis::tune::capacity_points;
 use poolbench_model::{TunePhase, TunePoint, TuneResult};
+use poolbench_tune::capacity_points;
 use std::fmt::Write;
 
 /// The tune as Markdown.

@@ -15,7 +15,7 @@ pub(crate) const CHECK: Check = Check {
 const NEAR: f64 = 0.9;
 
 /// Whether a throughput is at a closed loop's ceiling (c ÷ service time).
-pub(crate) fn at_ceiling(throughput_rps: f64, ceiling_rps: f64) -> bool {
+pub fn at_ceiling(throughput_rps: f64, ceiling_rps: f64) -> bool {
     throughput_rps >= NEAR * ceiling_rps
 }
 

@@ -31,7 +31,7 @@ pub(crate) fn generator_busy(own: f64) -> bool {
 /// Did the generator saturate the CPU? `own`: poolbench's share of the
 /// cores; `machine`: the whole machine's, when known. All the cores busy
 /// with poolbench, or a saturated machine with poolbench a cause.
-pub(crate) fn saturated(own: f64, machine: Option<f64>) -> bool {
+pub fn saturated(own: f64, machine: Option<f64>) -> bool {
     own >= SATURATED || machine.is_some_and(|m| machine_saturated(m) && generator_busy(own))
 }
 

@@ -28,7 +28,7 @@ fn exclusive_cap(c: &CellResult) -> Option<usize> {
 /// Do `throughput_rps`, against `limit_rps` (pool size ÷ mean request
 /// time), and `wait_share` (of latency spent waiting for a connection) show
 /// the pool as the bottleneck?
-pub(crate) fn shows(throughput_rps: f64, limit_rps: f64, wait_share: f64) -> bool {
+pub fn shows(throughput_rps: f64, limit_rps: f64, wait_share: f64) -> bool {
     (throughput_rps / limit_rps - 1.0).abs() <= NEAR && wait_share >= WAIT_SHARE
 }
 

@@ -1,8 +1,8 @@
-//! `tune --replicas` and `census` decisions on hand-built figures: the
-//! budget, the division by the worst-case replica count, the rows, the
-//! `fleet-overcommit` finding; the census's groups and findings.
-use poolbench_analysis::tune::{per_replica, plan_fleet, row_counts};
-use poolbench_model::{Capacity, Replicas, SeenConnection, ServerLimit};
+//! `tune --replicas` decisions on hand-built figures: the budget, the
+//! division by the worst-case replica count, the rows, the
+//! `fleet-overcommit` finding.
+use poolbench_model::{Capacity, Replicas, ServerLimit};
+use poolbench_tune::{per_replica, plan_fleet, row_counts};
 
 fn capacity(knee: Option<usize>, cliff: Option<usize>) -> Capacity {
     Capacity {
@@ -193,7 +193,7 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
     ));
     // `conclude` reads it again with the capacity and the pick.
     let mut again = r.clone();
-    poolbench_analysis::tune::conclude(&mut again, "postgres");
+    poolbench_tune::conclude(&mut again, "postgres");
     let fleet = again.fleet.as_ref().unwrap();
     // No points: no pick survives; the server's 50 over 5 replicas.
     assert_eq!(fleet.pool_per_replica, Some(10));
@@ -209,7 +209,7 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
     );
     // The pick carries the whole load: each of 4 replicas needs 20 / 4.
     assert_eq!(f.pool_per_replica, Some(5));
-    let lines = poolbench_analysis::tune::fleet_overcommit_evidence(&f, Some(20));
+    let lines = poolbench_tune::fleet_overcommit_evidence(&f, Some(20));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].contains("is 100 connections, over the budget of 50"),
@@ -228,54 +228,9 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
         &Capacity::default(),
         Some(20),
     );
-    let lines = poolbench_analysis::tune::fleet_overcommit_evidence(&f, Some(20));
+    let lines = poolbench_tune::fleet_overcommit_evidence(&f, Some(20));
     assert!(
         lines.iter().any(|l| l.contains("at most 50 replicas fit")),
         "{lines:?}"
-    );
-}
-
-fn seen(app: &str, state: &str, idle_s: f64) -> SeenConnection {
-    SeenConnection {
-        side: "client".into(),
-        client: "10.0.0.7".into(),
-        user: "app".into(),
-        application: app.into(),
-        state: state.into(),
-        idle_s: Some(idle_s),
-    }
-}
-
-#[test]
-fn a_census_groups_alike_connections_and_names_hoards_and_overbudget() {
-    let mut list: Vec<SeenConnection> = (0..3).map(|_| seen("web", "idle", 2.0)).collect();
-    list.push(seen("web", "active", 0.0));
-    let lim = ServerLimit {
-        max_connections: Some(20),
-        reserved: 3,
-        ..limit(13)
-    };
-    let c = poolbench_analysis::census(
-        "t".into(),
-        "now".into(),
-        lim.clone(),
-        &list,
-        60.0,
-        Vec::new(),
-    );
-    assert_eq!(c.held, 4);
-    let web_idle = c.groups.iter().find(|g| g.state == "idle").unwrap();
-    assert_eq!((web_idle.count, web_idle.idle_band.as_str()), (3, "<10s"));
-    assert!(c.findings.is_empty());
-    // 16 of 17 held, 12 idle for 5 min: over budget and a hoard.
-    let mut list: Vec<SeenConnection> = (0..12).map(|_| seen("batch", "idle", 300.0)).collect();
-    list.extend((0..4).map(|_| seen("web", "active", 0.0)));
-    let c = poolbench_analysis::census("t".into(), "now".into(), lim, &list, 60.0, Vec::new());
-    let ids: Vec<&str> = c.findings.iter().map(|f| f.id.as_str()).collect();
-    assert_eq!(ids, ["over-budget", "idle-hoard"]);
-    assert!(
-        c.findings[1].evidence[0].contains("12 connections idle longer than 60 s"),
-        "{:?}",
-        c.findings[1]
     );
 }

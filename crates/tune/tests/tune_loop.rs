@@ -7,11 +7,11 @@
 //! plateau reached gradually (nginx on shared cores). Each
 //! search runs in milliseconds; its minutes are the simulated clock's.
 use crate::support::cell;
-use poolbench_analysis::tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
 use poolbench_model::{
     encode_histogram, new_histogram, CellResult, InferenceId, StrategySpec, Timeline, TuneLoad,
     TunePhase, TuneResult,
 };
+use poolbench_tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;

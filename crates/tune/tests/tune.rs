@@ -2,11 +2,11 @@
 //! its end against a known curve finds the knee, the cliff and how many
 //! the service serves at once; the pool search finds the smallest pool
 //! within 5% of the best; the confirmation calls a tie a tie.
-use poolbench_analysis::tune::{
+use poolbench_model::{Slo, TuneComparison, TunePhase, TunePoint};
+use poolbench_tune::{
     capacity, confirm_sizes, confirmed_pick, decide, disturbed, needs_round, next_level, next_pool,
     tie, verdicts, CapacityLimits, PoolBounds, PoolStep,
 };
-use poolbench_model::{Slo, TuneComparison, TunePhase, TunePoint};
 
 /// A point of a service that works on `servers` requests at once, each
 /// taking `service_ms`; past `freeze` in flight it answers nothing.

@@ -3,15 +3,15 @@
 //! interleaved (pool_search.rs decides which), then the pick confirmed by
 //! more rounds; a pick the confirmation rejects sends the search on.
 use super::state::{Clock, Measure, Searcher};
-use crate::tune::capacity::capacity_points;
-use crate::tune::point::failure;
-use crate::tune::point::point_of;
-use crate::tune::pool_search::{
+use crate::capacity::capacity_points;
+use crate::point::failure;
+use crate::point::point_of;
+use crate::pool_search::{
     confirmed_pick, disturbed, next_pool, verdicts, PoolBounds, PoolStep, CONFIRM_ROUNDS,
     MOST_ROUNDS,
 };
-use crate::tune::verdict::meets;
-use crate::tune::{failed_sizes, family_of};
+use crate::verdict::meets;
+use crate::{failed_sizes, family_of};
 use poolbench_model::{Family, StrategySpec, TuneComparison, TuneLoad, TunePhase, TunePoint};
 
 /// Picks a family's confirmation may reject before the reference is taken.
@@ -184,7 +184,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             r.extend(cr);
             ratios.push(if y > 0.0 { x / y } else { 0.0 });
             let failed = point_of(phase, rate, &a).requests == 0;
-            let more = ratios.len() < first || crate::tune::pool_search::needs_round(&ratios, most);
+            let more = ratios.len() < first || crate::pool_search::needs_round(&ratios, most);
             if !more || failed || self.measure.interrupted() || self.left(1.0) < self.run_cost() * 2
             {
                 break;
@@ -249,7 +249,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         &self,
         family: &str,
         reference: usize,
-    ) -> (Vec<crate::tune::pool_search::Verdict>, Vec<usize>) {
+    ) -> (Vec<crate::pool_search::Verdict>, Vec<usize>) {
         let slo = self.setup.slo.clone();
         let failed = failed_sizes(&self.result.points, family, slo.as_ref(), self.stall_s());
         (

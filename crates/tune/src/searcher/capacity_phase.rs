@@ -1,8 +1,8 @@
 //! Phase 1: raise, then bisect, the requests in flight, one connection per
 //! request (so no client pool is in the way); every failure waited out.
 use super::state::{generator_limit, Clock, Measure, Searcher};
-use crate::tune::capacity::capacity;
-use crate::tune::search::{next_level, CapacityLimits};
+use crate::capacity::capacity;
+use crate::search::{next_level, CapacityLimits};
 use poolbench_model::{StrategySpec, TuneLoad, TunePhase};
 
 /// Share of the budget by the end of phase 1.

@@ -6,9 +6,9 @@
 //! first measurement (a circuit breaker's half-open probing). A service
 //! that does not come back within `--recovery` ends the search.
 use super::state::{Ask, Clock, Measure, Searcher};
-use crate::tune::capacity::capacity_points;
-use crate::tune::point::failure;
-use crate::tune::verdict::tie;
+use crate::capacity::capacity_points;
+use crate::point::failure;
+use crate::verdict::tie;
 use poolbench_model::{StrategySpec, TunePhase, TunePoint};
 use std::time::Duration;
 

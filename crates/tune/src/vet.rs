@@ -4,7 +4,7 @@
 //! whose workers set the throughput is told so (the closed-loop ceiling).
 use super::capacity::capacity_points;
 use super::search::close_enough;
-use crate::findings::closed_loop_ceiling::at_ceiling;
+use poolbench_analysis::findings::closed_loop_ceiling::at_ceiling;
 use poolbench_model::{CliffKind, Inference, InferenceId, TuneLoad, TunePoint, TuneResult};
 
 /// Below this share of the capacity's peak a pick needs a reason.

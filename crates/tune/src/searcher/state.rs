@@ -2,9 +2,9 @@
 //! runs one point (the engine, in the binary; a simulated service, in the
 //! tests) and a [`Clock`], both handed in, so the whole loop runs in
 //! milliseconds against simulated services.
-use crate::findings::{generator_hiccups, generator_saturated};
-use crate::tune::capacity::{capacity, stall_threshold};
-use crate::tune::point::{point_of, relative_ci};
+use crate::capacity::{capacity, stall_threshold};
+use crate::point::{point_of, relative_ci};
+use poolbench_analysis::findings::{generator_hiccups, generator_saturated};
 use poolbench_model::findings::Id;
 use poolbench_model::{
     CellResult, Finding, Slo, StrategySpec, TuneLoad, TunePhase, TunePoint, TuneResult,

@@ -5,8 +5,8 @@
 //! single-process pick's share at the fewest replicas (the client's load
 //! `-c` is the whole fleet's: each of N replicas carries 1/N of it).
 //! Pure functions of the capacity and the limit.
-use crate::findings::fleet_overcommit;
-use crate::findings::CHECKS;
+use poolbench_analysis::findings::fleet_overcommit;
+use poolbench_analysis::CHECKS;
 use poolbench_model::findings::Id;
 use poolbench_model::{Capacity, Finding, Fleet, FleetRow, Replicas, ServerLimit, TuneResult};
 

@@ -1,6 +1,30 @@
-//! `tune`'s decisions: where to measure next, and what the measured points
-//! mean (pure functions of the points), and the loop that asks for them
-//! (`searcher/`), behind a `Measure` the binary implements with the engine.
+//! `poolbench tune`: the search for a service's capacity and a client's
+//! pool size, and what its points mean.
+//!
+//! - **The loop** ([`Searcher`], `searcher/`): phase 1 raises then bisects
+//!   the requests in flight on one connection each (the capacity curve),
+//!   phase 2 searches each strategy family's pool size at the client's
+//!   load by paired comparisons, then the pick is confirmed. Every failure
+//!   is waited out before the search goes on. It sees the world only
+//!   through a [`Measure`] (one point run; the probes before any load:
+//!   the server's own limit, pipelining, the idle close) and a [`Clock`],
+//!   so the budget is charged in one place and the whole loop runs on
+//!   simulated services in milliseconds (`tests/tune_loop.rs`). The
+//!   binary implements `Measure` with the engine.
+//! - **The decisions** are pure functions of the points: the next level
+//!   (`search.rs`), the next pool size (`pool_search.rs`), a point and
+//!   its failure ([`point_of`], [`Failure`]), the fitted curve and its
+//!   knee ([`fit_curve`], [`knee_of`]).
+//! - **The answer**: [`conclude`] reads the points again, as
+//!   `poolbench_analysis::analyze` reads a run: the capacity (knee, cliff,
+//!   serves at once), the inferences, the vetting of the pick, the fleet
+//!   division ([`plan_fleet`]), the client libraries' settings
+//!   ([`settings`]) and the acquire and idle timeouts ([`timeouts`]).
+//!
+//! Plain functions over `poolbench-model`'s `TuneResult`; the findings'
+//! thresholds come from `poolbench-analysis`. No runtime, no I/O.
+#![forbid(unsafe_code)]
+
 mod adaptive;
 mod capacity;
 mod confirm;
@@ -18,7 +42,6 @@ mod timeouts;
 mod verdict;
 mod vet;
 
-pub use crate::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use capacity::{capacity, capacity_points, service_time_us, stall_threshold, KNEE_SHARE};
 pub use confirm::{confirm_sizes, decide};
 pub use failure::Failure;
@@ -30,6 +53,7 @@ pub use pool_search::{
     confirmed_pick, disturbed, near_line, needs_round, next_pool, verdicts, PoolBounds, PoolStep,
     Verdict,
 };
+pub use poolbench_analysis::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::{pipelined, settings, settings_with};

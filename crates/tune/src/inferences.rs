@@ -2,7 +2,7 @@
 //! figures it rests on.
 use super::capacity::capacity_points;
 use super::search::close_enough;
-use crate::findings::pool_bound;
+use poolbench_analysis::findings::pool_bound;
 use poolbench_model::findings::Id;
 use poolbench_model::{Capacity, CliffKind, Finding, Inference, InferenceId, TunePhase, TunePoint};
 
