@@ -1,7 +1,6 @@
 //! `tune --replicas N|MIN..MAX --surge PCT`: the fleet the pool is for.
-use crate::Failure;
 use clap::Args;
-use poolbench_model::{Fleet, Plan, Replicas};
+use poolbench_model::{Fleet, Replicas};
 
 /// A rolling update's surge when none is given: a Kubernetes
 /// Deployment's default `maxSurge`.
@@ -46,24 +45,22 @@ fn parse_replicas(s: &str) -> Result<(u32, u32), String> {
 
 /// The fleet to size (its server's limit read now, before any load), or
 /// `None` without `--replicas`.
-pub(crate) fn fleet(a: &FleetArgs, base: &Plan) -> Result<Option<Fleet>, Failure> {
-    let Some((min, max)) = a.replicas else {
-        return Ok(None);
-    };
-    let survey =
-        crate::survey_read::read(&base.target, &base.target_options, base.connect_timeout)?;
-    Ok(Some(Fleet {
+/// The fleet `--replicas` names; its server limit is read by the search
+/// before any load (`poolbench_tune::Probes::server_limit`).
+pub(crate) fn fleet(a: &FleetArgs) -> Option<Fleet> {
+    let (min, max) = a.replicas?;
+    Some(Fleet {
         replicas: Replicas {
             min,
             max,
             surge_pct: a.surge.unwrap_or(DEFAULT_SURGE_PCT),
         },
-        server_limit: survey.map(|s| s.limit),
+        server_limit: None,
         budget: None,
         budget_source: String::new(),
         pool_per_replica: None,
         rows: Vec::new(),
-    }))
+    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use poolbench_model::{Family, LoadModel, Plan, TuneLoad, TuneResult};
 use poolbench_pool::StrategySpec;
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
-use poolbench_tune::{Searcher, Setup, WallClock};
+use poolbench_tune::{Probes, Searcher, Setup, WallClock};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -53,13 +53,17 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         families,
         most_in_flight: most,
         warmup: base.warmup,
-        skipped: crate::tune_pipeline::skipped(&a, &base, load),
+        skipped: Vec::new(),
         probe_threads: probe_threads(&a, load),
+        probes: Probes {
+            // The server's own limit, read before any load (unreachable: exit 2).
+            server_limit: a.fleet.replicas.is_some(),
+            pipeline: crate::tune_pipeline::asked(&a),
+            idle: None,
+        },
     };
-    // The server's own limit, read before any load (unreachable: exit 2).
-    let fleet = crate::fleet_args::fleet(&a.fleet, &base)?;
     let mut skeleton = crate::tune_idle::skeleton(&a, &base, &mut setup, embedded);
-    skeleton.fleet = fleet;
+    skeleton.fleet = crate::fleet_args::fleet(&a.fleet);
     let measure = EngineMeasure {
         base: base.clone(),
         quiet: a.quiet,

@@ -1,9 +1,11 @@
 //! The engine behind `tune`'s search (`poolbench_tune::Searcher`):
 //! each point a short one-cell plan run by the engine and read by
-//! `analyze`. Progress goes to stderr, one line a point.
+//! `analyze`, and the probes the search makes before any load (the
+//! server's limit, pipelining, the idle close). Progress goes to stderr,
+//! one line a point.
 use crate::Failure;
 use poolbench_engine::EngineError;
-use poolbench_model::{Arrival, LoadModel, Plan, TunePhase, TunePoint};
+use poolbench_model::{Arrival, LoadModel, Plan, ServerIdle, ServerLimit, TunePhase, TunePoint};
 use poolbench_tune::{Ask, Measure, Ran};
 use std::time::Duration;
 
@@ -60,6 +62,34 @@ impl Measure for EngineMeasure {
                 up_to.as_secs_f64()
             );
         }
+    }
+
+    fn server_limit(&mut self) -> Result<Option<ServerLimit>, Failure> {
+        let b = &self.base;
+        let survey = crate::survey_read::read(&b.target, &b.target_options, b.connect_timeout)?;
+        Ok(survey.map(|s| s.limit))
+    }
+
+    fn pipelining(&mut self, depth: usize, timeout: Duration) -> Result<(), String> {
+        let answer = crate::tune_pipeline::probe(&self.base, depth, timeout);
+        if let (Err(e), false) = (&answer, self.quiet) {
+            eprintln!("pipeline: skipped: {depth} requests written ahead: {e}");
+        }
+        answer
+    }
+
+    fn server_idle(
+        &mut self,
+        probe: Option<Duration>,
+        left: Duration,
+    ) -> Result<Option<ServerIdle>, String> {
+        if let (Some(max), false) = (probe, self.quiet) {
+            eprintln!(
+                "idle: the server does not say how long it keeps an idle connection; measuring (gaps up to {:.0} s)",
+                max.as_secs_f64()
+            );
+        }
+        crate::tune_idle::read(&self.base, probe, left)
     }
 }
 

@@ -35,6 +35,7 @@ mod inferences;
 mod near_line;
 mod point;
 mod pool_search;
+mod probe;
 mod search;
 mod searcher;
 mod settings;
@@ -54,6 +55,7 @@ pub use pool_search::{
     Verdict,
 };
 pub use poolbench_analysis::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
+pub use probe::{pipeline_depth, IdleLook, Probes, IDLE_SHARE};
 pub use search::{close_enough, next_level, CapacityLimits};
 pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::{pipelined, settings, settings_with};

@@ -11,4 +11,5 @@ mod fleet;
 mod tune;
 mod tune_answers;
 mod tune_loop;
+mod tune_probes;
 mod tune_threads;

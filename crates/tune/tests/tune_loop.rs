@@ -8,10 +8,10 @@
 //! search runs in milliseconds; its minutes are the simulated clock's.
 use crate::support::cell;
 use poolbench_model::{
-    encode_histogram, new_histogram, CellResult, InferenceId, StrategySpec, Timeline, TuneLoad,
-    TunePhase, TuneResult,
+    encode_histogram, new_histogram, CellResult, Fleet, InferenceId, ServerIdle, ServerLimit,
+    StrategySpec, Timeline, TuneLoad, TunePhase, TuneResult,
 };
-use poolbench_tune::{conclude, failure, Ask, Clock, Measure, Ran, Searcher, Setup};
+use poolbench_tune::{conclude, failure, Ask, Clock, Measure, Probes, Ran, Searcher, Setup};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -69,6 +69,19 @@ pub(crate) struct Service {
     /// both reference halves of a comparison (A B, B A), which pairing
     /// cannot cancel.
     pub(crate) burst: Option<(Duration, Duration, f64)>,
+    /// What it answers the probes before any load.
+    pub(crate) probed: Probed,
+}
+
+/// What a simulated service answers the search's probes (probes.rs).
+#[derive(Clone, Default)]
+pub(crate) struct Probed {
+    /// The server's own connection limit.
+    pub(crate) limit: Option<u64>,
+    /// Why it does not answer pipelined requests (`None`: it does).
+    pub(crate) no_pipelining: Option<&'static str>,
+    /// Its idle close: whether its settings say it, and after how long.
+    pub(crate) idle: Option<(bool, Duration)>,
 }
 
 impl Service {
@@ -88,6 +101,7 @@ impl Service {
             generator: None,
             lag: None,
             burst: None,
+            probed: Probed::default(),
         }
     }
 }
@@ -190,6 +204,61 @@ impl Measure for Sim {
 
     fn interrupted(&self) -> bool {
         false
+    }
+
+    fn server_limit(&mut self) -> Result<Option<ServerLimit>, String> {
+        Ok(self.service.probed.limit.map(|n| ServerLimit {
+            server: "postgresql".into(),
+            connections: Some(n),
+            max_connections: Some(n),
+            ..ServerLimit::default()
+        }))
+    }
+
+    fn pipelining(&mut self, _depth: usize, _timeout: Duration) -> Result<(), String> {
+        match self.service.probed.no_pipelining {
+            Some(why) => Err(why.into()),
+            None => Ok(()),
+        }
+    }
+
+    /// Read: at once. Measured: idle gaps that double from 1 s until one
+    /// outlasts the close, each waited out on the clock, none beyond
+    /// `up_to` or `left`.
+    fn server_idle(
+        &mut self,
+        up_to: Option<Duration>,
+        left: Duration,
+    ) -> Result<Option<ServerIdle>, String> {
+        let Some((says, close)) = self.service.probed.idle else {
+            return Ok(None);
+        };
+        let Some(max) = up_to else {
+            return Ok(Some(ServerIdle {
+                idle_close_s: says.then_some(close.as_secs_f64()),
+                source: match says {
+                    true => "idle_session_timeout".into(),
+                    false => ServerIdle::NOT_SAID.into(),
+                },
+                ..ServerIdle::default()
+            }));
+        };
+        let (mut gap, mut spent, mut closed) = (Duration::from_secs(1), Duration::ZERO, false);
+        while gap <= max && spent + gap <= left {
+            spent += gap;
+            if gap >= close {
+                closed = true;
+                break;
+            }
+            gap *= 2;
+        }
+        self.clock.sleep(spent);
+        Ok(Some(ServerIdle {
+            idle_close_s: closed.then_some(close.as_secs_f64()),
+            source: "measured".into(),
+            note: (!closed).then(|| "open at every gap tried".into()),
+            ..ServerIdle::default()
+        }))
     }
 }
 
@@ -366,6 +435,18 @@ pub(crate) fn tune_within(
     seed: u64,
     budget: Duration,
 ) -> TuneResult {
+    let asked = (Probes::default(), None);
+    tune_probing(service, (c, families), (recovery, seed, budget), asked)
+}
+
+/// The same, with `probes` asked for before any load and, for the
+/// server-limit probe, the fleet (`--replicas`) the result carries.
+pub(crate) fn tune_probing(
+    service: Service,
+    (c, families): (usize, &[&str]),
+    (recovery, seed, budget): (Duration, u64, Duration),
+    (probes, fleet): (Probes, Option<Fleet>),
+) -> TuneResult {
     let clock = SimClock::default();
     let setup = Setup {
         load: TuneLoad::Concurrency(c),
@@ -377,6 +458,7 @@ pub(crate) fn tune_within(
         warmup: WARMUP,
         skipped: SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())),
         probe_threads: service.generator.map(|_| 2),
+        probes,
     };
     let sim = Sim {
         service,
@@ -384,13 +466,14 @@ pub(crate) fn tune_within(
         frozen_until: Duration::ZERO,
         seed,
     };
-    let skeleton = TuneResult::begin(
+    let mut skeleton = TuneResult::begin(
         "http://127.0.0.1:8000/".into(),
         setup.load,
         None,
         setup.budget.as_secs_f64(),
         setup.families.clone(),
     );
+    skeleton.fleet = fleet;
     let mut r = Searcher::new(setup, skeleton, sim, clock)
         .run()
         .expect("a simulated service never errs");

@@ -1,4 +1,4 @@
-//! `tune`'s loop: phase 1 measures the service's capacity with one
+//! `tune`'s loop: the probes before any load (probes.rs), then phase 1 measures the service's capacity with one
 //! connection per request in flight, phase 2 bisects each family's pool
 //! size at the client's load, then the pick and its neighbours are
 //! confirmed with repetitions; every failure is waited out (recovery.rs)
@@ -6,6 +6,7 @@
 //! `Measure` and a `Clock`, so it runs on simulated services in tests.
 mod capacity_phase;
 mod family;
+mod probes;
 mod recovery;
 mod state;
 mod threads;
@@ -17,6 +18,7 @@ use poolbench_model::TuneResult;
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The whole search; the result before its conclusions (`conclude`).
     pub fn run(mut self) -> Result<TuneResult, M::Error> {
+        self.probes()?;
         // Every family skipped before the search (each with its reason):
         // nothing is worth loading the service for.
         let searched = |f: &String| !self.setup.skipped.iter().any(|(s, _)| s == f);

@@ -7,7 +7,8 @@ use crate::point::{point_of, relative_ci};
 use poolbench_analysis::findings::{generator_hiccups, generator_saturated};
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    CellResult, Finding, Slo, StrategySpec, TuneLoad, TunePhase, TunePoint, TuneResult,
+    CellResult, Finding, ServerIdle, ServerLimit, Slo, StrategySpec, TuneLoad, TunePhase,
+    TunePoint, TuneResult,
 };
 use std::time::{Duration, Instant};
 
@@ -48,6 +49,28 @@ pub trait Measure {
     /// The search waits for the service (for progress): why, and how long
     /// at most.
     fn waiting(&mut self, _why: &str, _up_to: Duration) {}
+    /// Before any load (`--replicas`): the server's own connection limit,
+    /// `None` where it names none. An unreachable server is the error.
+    fn server_limit(&mut self) -> Result<Option<ServerLimit>, Self::Error> {
+        Ok(None)
+    }
+    /// Before any load (`-s pipeline`): whether the server answers `depth`
+    /// requests written ahead on one connection, in order, each within
+    /// `timeout`; `Err`: what it did instead.
+    fn pipelining(&mut self, _depth: usize, _timeout: Duration) -> Result<(), String> {
+        Ok(())
+    }
+    /// Before any load: what the server does with idle connections, read
+    /// from its settings (`measure_up_to: None`) or measured on idle
+    /// connections with gaps up to that long, within `left`. `Ok(None)`:
+    /// a protocol this is not looked at for.
+    fn server_idle(
+        &mut self,
+        _measure_up_to: Option<Duration>,
+        _left: Duration,
+    ) -> Result<Option<ServerIdle>, String> {
+        Ok(None)
+    }
 }
 
 /// Time, as the search sees it.
@@ -89,9 +112,11 @@ pub struct Setup {
     pub most_in_flight: usize,
     /// The warm-up before each run's window (none in recovery).
     pub warmup: Duration,
-    /// Families not to search, with why (`pipeline` against a server
-    /// that does not answer pipelined requests).
+    /// Families not to search, with why; the pipelining probe adds
+    /// `pipeline` when the server does not answer pipelined requests.
     pub skipped: Vec<(String, String)>,
+    /// What to ask the server before any load (probes.rs).
+    pub probes: crate::probe::Probes,
     /// Compare one load thread with this many (one per core) once the
     /// generator is busy, and keep the better (`None`: the threads are
     /// given, or there is one core).
