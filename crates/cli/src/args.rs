@@ -1,7 +1,7 @@
 use crate::metrics_args::MetricsArgs;
 use crate::parse;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use poolbench_pool::StrategySpec;
+use poolbench_model::StrategySpec;
 use poolbench_server::DelaySpec;
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Value parsers for clap: each error is one line naming what was wrong.
-use poolbench_pool::StrategySpec;
+use poolbench_model::StrategySpec;
 use poolbench_server::DelaySpec;
 use std::time::Duration;
 
@@ -42,7 +42,7 @@ pub(crate) fn slo(s: &str) -> Result<poolbench_model::Slo, String> {
 
 pub(crate) fn strategy(s: &str) -> Result<StrategySpec, String> {
     s.parse()
-        .map_err(|e: poolbench_pool::SpecError| e.to_string())
+        .map_err(|e: poolbench_model::SpecError| e.to_string())
 }
 
 pub(crate) fn concurrency(s: &str) -> Result<usize, String> {

@@ -2,7 +2,7 @@
 use crate::parse;
 use crate::request_args::RequestArgs;
 use clap::{Args, ValueEnum};
-use poolbench_pool::StrategySpec;
+use poolbench_model::StrategySpec;
 use poolbench_server::DelaySpec;
 use std::path::PathBuf;
 use std::time::Duration;

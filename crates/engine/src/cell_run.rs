@@ -2,6 +2,7 @@
 //! and what they recorded.
 use crate::batch;
 use crate::checkout::Checkout;
+use crate::checkout::StrategyError;
 use crate::counts::bucket;
 use crate::cpu::{busy_share, cores, machine_jiffies, process_cpu};
 use crate::drive::{Drained, Drive};
@@ -16,7 +17,6 @@ use hdrhistogram::Histogram;
 use poolbench_model::{
     CellSpec, LatencyInterval, LoadModel, Plan, PoolCounters, Sample, Stall, Timeline, BUCKET,
 };
-use poolbench_pool::BuildError;
 use poolbench_targets::Target;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -71,7 +71,7 @@ pub(crate) async fn run_cell<T: Target + Clone>(
     threads: Option<&LoadThreads>,
     slot: Option<std::time::SystemTime>,
     live: Option<&Live>,
-) -> Result<CellOutcome, BuildError> {
+) -> Result<CellOutcome, StrategyError> {
     let strategy = Checkout::new(&cell.strategy, target.clone(), plan.pool.clone())?;
     // Connect failures while prefilling show up again as counted errors
     // when the workers connect.

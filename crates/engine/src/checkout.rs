@@ -6,7 +6,7 @@
 //! (`mysql-async:N`) comes from the target (`Target::client_pool`) and
 //! hands out that client's connections, checked out here as the others.
 use crate::record::Fault;
-use poolbench_pool::StrategySpec;
+use poolbench_model::{Library, RunBy, StrategySpec};
 use poolbench_pool::{AcquireError, BuildError, Lease, PoolConfig, PoolCounters, Strategy};
 use poolbench_targets::library::ClientPool;
 use poolbench_targets::{ErrorKind, RequestError, Target};
@@ -25,6 +25,20 @@ impl From<AcquireError<RequestError>> for Fault {
     }
 }
 
+/// Why a cell's strategy could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum StrategyError {
+    /// The pool refused it.
+    #[error(transparent)]
+    Pool(#[from] BuildError),
+    /// A library baseline without a size.
+    #[error("strategy \"{0}\" needs a size, e.g. {0}:16")]
+    MissingSize(String),
+    /// A library baseline its library (or this target) cannot build.
+    #[error("strategy \"{0}\": {1}")]
+    Library(String, String),
+}
+
 /// A cell's source of connections.
 pub(crate) enum Checkout<T: Target> {
     Ours(Strategy<T>),
@@ -39,24 +53,29 @@ impl<T: Target + Clone> Checkout<T> {
         spec: &StrategySpec,
         target: T,
         config: PoolConfig,
-    ) -> Result<Self, BuildError> {
+    ) -> Result<Self, StrategyError> {
         let counters = Arc::new(Counters::default());
         let adapter = Adapter {
             target,
             counters: counters.clone(),
         };
-        let missing = || BuildError::MissingSize(spec.kind().to_string());
-        match *spec {
-            StrategySpec::Deadpool(n) => {
+        let missing = || StrategyError::MissingSize(spec.kind().to_string());
+        match spec.run_by() {
+            RunBy::Pool(ours) => Ok(Checkout::Ours(Strategy::new(
+                &ours,
+                adapter.target,
+                config,
+            )?)),
+            RunBy::Library(Library::Deadpool, n) => {
                 let pool = deadpool::managed::Pool::builder(adapter)
                     .max_size(n.ok_or_else(missing)?)
                     .runtime(deadpool::Runtime::Tokio1)
                     .wait_timeout(Some(config.checkout_timeout))
                     .build()
-                    .map_err(|e| BuildError::Library(format!("{spec}: {e}")))?;
+                    .map_err(|e| StrategyError::Library(spec.to_string(), e.to_string()))?;
                 Ok(Checkout::Deadpool(pool, counters))
             }
-            StrategySpec::Bb8(n) => {
+            RunBy::Library(Library::Bb8, n) => {
                 let pool = bb8::Pool::builder()
                     .max_size(n.ok_or_else(missing)? as u32)
                     .connection_timeout(config.checkout_timeout)
@@ -67,11 +86,15 @@ impl<T: Target + Clone> Checkout<T> {
                     .build_unchecked(adapter);
                 Ok(Checkout::Bb8(pool, counters))
             }
-            StrategySpec::MysqlAsync(_) => match adapter.target.client_pool(spec, &config) {
-                Some(pool) => Ok(Checkout::Client(pool, config.checkout_timeout, counters)),
-                None => Err(BuildError::Library(spec.to_string())),
-            },
-            _ => Ok(Checkout::Ours(Strategy::new(spec, adapter.target, config)?)),
+            RunBy::Library(Library::MysqlAsync, _) => {
+                match adapter.target.client_pool(spec, &config) {
+                    Some(pool) => Ok(Checkout::Client(pool, config.checkout_timeout, counters)),
+                    None => Err(StrategyError::Library(
+                        spec.to_string(),
+                        "this target has no client pool of its own".into(),
+                    )),
+                }
+            }
         }
     }
 }

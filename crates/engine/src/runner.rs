@@ -1,6 +1,7 @@
 //! The grid: every cell in turn on the engine's own runtime.
 use crate::cell_result::cell_result;
 use crate::cell_run::{run_cell, CellOutcome};
+use crate::checkout::StrategyError;
 use crate::counter_reader::CounterReader;
 use crate::live::Live;
 use crate::threads::LoadThreads;
@@ -8,7 +9,7 @@ use poolbench_model::{
     plan_hash, CellResult, CellSpec, LoadModel, Machine, PipelineProbe, Plan, PlanError, RunResult,
     ServerCounters, ShardStamp, StartSlots, SCHEMA_VERSION,
 };
-use poolbench_pool::{BuildError, Connector};
+use poolbench_pool::Connector;
 use poolbench_targets::{AnyTarget, Target, TargetError};
 use std::time::{Duration, Instant, SystemTime};
 use thiserror::Error;
@@ -21,7 +22,7 @@ pub enum EngineError {
     #[error(transparent)]
     Target(#[from] TargetError),
     #[error(transparent)]
-    Strategy(#[from] BuildError),
+    Strategy(#[from] StrategyError),
     #[error("cannot prepare {target}: {reason}")]
     Prepare { target: String, reason: String },
     #[error("cannot reach {target}: {reason}")]

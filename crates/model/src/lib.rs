@@ -37,6 +37,7 @@ mod source;
 mod split;
 mod start;
 mod stats;
+mod strategy;
 mod target;
 mod target_options;
 mod timeline;
@@ -67,7 +68,7 @@ pub use machine::Machine;
 pub use pipeline::PipelineProbe;
 pub use plan::{CellSpec, Plan};
 pub use poolbench_pool_types::{
-    IdleClosed, PoolConfig, PoolCounters, SpecError, StrategySpec, WaitStats,
+    IdleClosed, PoolConfig, PoolCounters, PoolSpec, SpecError, WaitStats,
 };
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
@@ -82,6 +83,7 @@ pub use source::{expand_sources, MAX_SOURCES};
 pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
+pub use strategy::{Library, RunBy, StrategySpec};
 pub use target::{TargetSpec, SCHEMES};
 pub use target_options::{
     GrpcOptions, HttpRequestOptions, HttpVersion, QueryMode, TargetOptions, TlsResume,

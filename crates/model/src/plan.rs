@@ -8,8 +8,8 @@ use crate::shard::Shard;
 use crate::slo::Slo;
 use crate::target::TargetSpec;
 use crate::target_options::TargetOptions;
+use crate::StrategySpec;
 use poolbench_pool_types::PoolConfig;
-use poolbench_pool_types::StrategySpec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

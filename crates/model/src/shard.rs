@@ -3,7 +3,7 @@
 //! budget divided so the shards add up to the plan, on a wall-clock
 //! schedule (`--start-at`) so the cells of all shards cover the same
 //! windows. `merge` adds the shards' results back into the plan's.
-use poolbench_pool_types::StrategySpec;
+use crate::StrategySpec;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

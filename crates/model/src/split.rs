@@ -5,7 +5,7 @@ use crate::load::LoadModel;
 use crate::plan::{CellSpec, Plan};
 use crate::ramp::{Ramp, Stage};
 use crate::shard::{Shard, SplitError};
-use poolbench_pool_types::StrategySpec;
+use crate::StrategySpec;
 use sha2::{Digest, Sha256};
 
 impl Shard {

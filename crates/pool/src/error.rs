@@ -40,9 +40,6 @@ pub enum BuildError {
     /// The strategy needs a size and none was given.
     #[error("strategy \"{0}\" needs a size, e.g. {0}:16")]
     MissingSize(String),
-    /// A pool library's strategy: its caller builds that library's pool.
-    #[error("strategy \"{0}\" is a pool library's: build it with that library")]
-    Library(String),
     /// `pipeline:NxD` on a protocol whose connector does not pipeline.
     #[error("strategy \"{0}\": this protocol does not pipeline (pipeline:NxD is HTTP/1.1's)")]
     NoPipelining(String),

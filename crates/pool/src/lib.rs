@@ -8,7 +8,7 @@
 //! cancelled caller never loses capacity.
 //!
 //! ```
-//! use poolbench_pool::{Connector, PoolConfig, Strategy, StrategySpec};
+//! use poolbench_pool::{Connector, PoolConfig, Strategy, PoolSpec};
 //! use std::convert::Infallible;
 //!
 //! #[derive(Clone)]
@@ -21,7 +21,7 @@
 //! }
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let spec: StrategySpec = "pool:4".parse().unwrap();
+//! let spec: PoolSpec = "pool:4".parse().unwrap();
 //! let pool = Strategy::new(&spec, Numbers, PoolConfig::default()).unwrap();
 //! let conn = pool.acquire().await.unwrap();
 //! assert_eq!(*conn, 7);
@@ -45,7 +45,7 @@ mod wait;
 
 pub use error::{AcquireError, BuildError};
 pub use lease::Lease;
-pub use poolbench_pool_types::{PoolConfig, PoolCounters, SpecError, StrategySpec, WaitStats};
+pub use poolbench_pool_types::{PoolConfig, PoolCounters, PoolSpec, SpecError, WaitStats};
 pub use strategy::Strategy;
 
 /// What [`Connector::streams`] returns for a connection whose peer set no

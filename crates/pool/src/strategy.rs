@@ -6,7 +6,7 @@ use crate::slots::{Pick, Slots};
 use crate::Connector;
 use poolbench_pool_types::PoolConfig;
 use poolbench_pool_types::PoolCounters;
-use poolbench_pool_types::StrategySpec;
+use poolbench_pool_types::PoolSpec;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
@@ -14,10 +14,10 @@ use std::task::Poll;
 use std::time::Duration;
 
 /// Connections from one connector, shared among callers as a
-/// [`StrategySpec`] says. Cheap to clone; clones share the connections.
+/// [`PoolSpec`] says. Cheap to clone; clones share the connections.
 pub struct Strategy<C: Connector> {
     inner: Arc<Inner<C>>,
-    spec: StrategySpec,
+    spec: PoolSpec,
     checkout_timeout: Duration,
 }
 
@@ -42,13 +42,10 @@ impl<C: Connector> Clone for Strategy<C> {
 
 impl<C: Connector + Clone> Strategy<C> {
     /// Build the strategy `spec` names over `connector`. Sized strategies
-    /// must carry their size ([`StrategySpec::with_size`]).
-    pub fn new(spec: &StrategySpec, connector: C, config: PoolConfig) -> Result<Self, BuildError> {
+    /// must carry their size ([`PoolSpec::with_size`]).
+    pub fn new(spec: &PoolSpec, connector: C, config: PoolConfig) -> Result<Self, BuildError> {
         if spec.needs_size() {
             return Err(BuildError::MissingSize(spec.kind().to_string()));
-        }
-        if spec.is_library() {
-            return Err(BuildError::Library(spec.to_string()));
         }
         let checkout_timeout = config.checkout_timeout;
         let exclusive = |limit: Option<usize>, max_idle: usize, core: usize| {
@@ -69,11 +66,11 @@ impl<C: Connector + Clone> Strategy<C> {
             )))
         };
         let inner = match *spec {
-            StrategySpec::PerRequest => Inner::Exclusive(exclusive(None, 0, 0)),
-            StrategySpec::Shared => slots(Some(1), Pick::RoundRobin),
-            StrategySpec::RoundRobin(n) => slots(n, Pick::RoundRobin),
-            StrategySpec::LeastLoaded(n) => slots(n, Pick::LeastLoaded),
-            StrategySpec::Pipeline(n, _) => {
+            PoolSpec::PerRequest => Inner::Exclusive(exclusive(None, 0, 0)),
+            PoolSpec::Shared => slots(Some(1), Pick::RoundRobin),
+            PoolSpec::RoundRobin(n) => slots(n, Pick::RoundRobin),
+            PoolSpec::LeastLoaded(n) => slots(n, Pick::LeastLoaded),
+            PoolSpec::Pipeline(n, _) => {
                 let depth = spec.pipeline_depth().unwrap_or(1);
                 let pipelined = connector
                     .pipelined(depth)
@@ -85,27 +82,24 @@ impl<C: Connector + Clone> Strategy<C> {
                     config.clone(),
                 )))
             }
-            StrategySpec::Pool(n) => {
+            PoolSpec::Pool(n) => {
                 let n = n.unwrap_or(1);
                 Inner::Exclusive(exclusive(Some(n), n, n))
             }
-            StrategySpec::Elastic(n, m) => {
+            PoolSpec::Elastic(n, m) => {
                 let (n, m) = (n.unwrap_or(1), m.unwrap_or(0));
                 Inner::Exclusive(exclusive(Some(n + m), n + m, n))
             }
-            StrategySpec::TakeOrCreate(n) => {
+            PoolSpec::TakeOrCreate(n) => {
                 let n = n.unwrap_or(1);
                 Inner::Exclusive(exclusive(None, n, n))
             }
-            StrategySpec::Partitioned(k, n) => {
+            PoolSpec::Partitioned(k, n) => {
                 let n = n.unwrap_or(1);
                 let pools = (0..k.unwrap_or(1))
                     .map(|_| exclusive(Some(n), n, n))
                     .collect();
                 Inner::Partitioned(pools, AtomicUsize::new(0))
-            }
-            StrategySpec::Deadpool(_) | StrategySpec::Bb8(_) | StrategySpec::MysqlAsync(_) => {
-                return Err(BuildError::Library(spec.to_string()))
             }
         };
         let strategy = Strategy {
@@ -258,7 +252,7 @@ impl<C: Connector> Strategy<C> {
     }
 
     /// What this strategy is.
-    pub fn spec(&self) -> StrategySpec {
+    pub fn spec(&self) -> PoolSpec {
         self.spec
     }
 

@@ -2,7 +2,7 @@
 //! at once: leases share a connection up to its stream count, wait FIFO
 //! beyond it (counted as checkout waits), and a broken shared connection is
 //! replaced once.
-use poolbench_pool::{Connector, PoolConfig, Strategy, StrategySpec};
+use poolbench_pool::{Connector, PoolConfig, PoolSpec, Strategy};
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -81,7 +81,7 @@ fn build(spec: &str, streams: usize) -> (Strategy<MuxConnector>, MuxConnector) {
         ..Default::default()
     };
     let s = Strategy::new(
-        &spec.parse::<StrategySpec>().unwrap(),
+        &spec.parse::<PoolSpec>().unwrap(),
         c.clone(),
         PoolConfig::default(),
     )

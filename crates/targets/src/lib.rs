@@ -36,7 +36,8 @@ pub use source::Sources;
 pub use target::{parse_target, resolve, TargetError};
 
 use library::ClientPool;
-use poolbench_pool::{Connector, PoolConfig, StrategySpec};
+use poolbench_model::StrategySpec;
+use poolbench_pool::{Connector, PoolConfig};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;

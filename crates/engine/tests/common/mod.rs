@@ -1,7 +1,7 @@
 #![allow(dead_code)]
 use poolbench_engine::{run, CounterReader, NoEvents};
+use poolbench_model::StrategySpec;
 use poolbench_model::{CellResult, Plan, RunResult, ServerCounters};
-use poolbench_pool::StrategySpec;
 use poolbench_server::{Counters, EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;
 use std::sync::Arc;

@@ -181,9 +181,9 @@ impl BenchPool for Qp {
 pub const TIMEOUT: Duration = Duration::from_secs(60);
 
 pub fn poolbench(size: usize, opened: &Opened) -> Poolbench {
-    use poolbench_pool::{PoolConfig, Strategy, StrategySpec};
+    use poolbench_pool::{PoolConfig, PoolSpec, Strategy};
     // Defaults: a 30 s checkout timeout, which never fires here.
-    let spec = StrategySpec::Pool(Some(size));
+    let spec = PoolSpec::Pool(Some(size));
     Poolbench(
         Strategy::new(&spec, NoopConnector(opened.clone()), PoolConfig::default())
             .expect("pool:N builds"),

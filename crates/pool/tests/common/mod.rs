@@ -8,7 +8,7 @@
 //! to catch one connection leased to two holders at once.
 #![allow(dead_code)]
 
-use poolbench_pool::{AcquireError, Connector, Lease, PoolConfig, Strategy, StrategySpec};
+use poolbench_pool::{AcquireError, Connector, Lease, PoolConfig, PoolSpec, Strategy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{HashMap, HashSet};
@@ -367,7 +367,7 @@ pub fn cfg() -> PoolConfig {
     }
 }
 
-pub fn spec(s: &str) -> StrategySpec {
+pub fn spec(s: &str) -> PoolSpec {
     s.parse()
         .unwrap_or_else(|e| panic!("spec {s:?} should parse: {e}"))
 }

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::{Response, StatusCode};
 use http_body_util::Full;
-use poolbench_pool::{AcquireError, PoolConfig, StrategySpec};
+use poolbench_pool::{AcquireError, PoolConfig, PoolSpec};
 use poolbench_targets::RequestError;
 use serde::{Deserialize, Serialize};
 
@@ -94,7 +94,7 @@ pub(super) async fn pool_of<C: poolbench_pool::Connector<Error = RequestError> +
     target: C,
     why: impl Fn(RequestError) -> String,
 ) -> Result<poolbench_pool::Strategy<C>, String> {
-    let spec: StrategySpec = if config.overflow > 0 {
+    let spec: PoolSpec = if config.overflow > 0 {
         format!("elastic:{}+{}", config.pool, config.overflow)
     } else {
         format!("pool:{}", config.pool)
