@@ -198,7 +198,7 @@ impl<'a> Pick<'a> {
             strategy: pick.strategy.clone(),
             pool_size: pick.pool_size,
             concurrency: level,
-            reason: format!(
+            why: format!(
                 "at c={level}, the fewest connections ({connections}) within 5% of the peak throughput ({:.0} of {:.0} req/s) \
                  and 20% of the best p99 ({} against {}){usl}{skipped}",
                 pick.throughput_rps,

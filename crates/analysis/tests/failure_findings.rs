@@ -190,6 +190,7 @@ fn db(size: u64, nested_waits: u64, timeouts: u64) -> DbPoolCounters {
         nested_waits,
         peak_in_use: size,
         peak_requests: 4,
+        ..DbPoolCounters::default()
     }
 }
 

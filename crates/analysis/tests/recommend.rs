@@ -44,7 +44,7 @@ fn the_smallest_cap_within_5_percent_of_the_peak_and_20_percent_of_the_best_p99(
         ("pool:8", Some(8), 32)
     );
     assert_eq!(
-        rec.reason,
+        rec.why,
         "at c=32, the fewest connections (8) within 5% of the peak throughput (960 of 1000 req/s) \
          and 20% of the best p99 (45.0 ms against 40.0 ms)"
     );
@@ -73,10 +73,10 @@ fn an_uncapped_strategy_says_how_many_it_opened() {
     let rec = r.recommendation.expect("the only cell");
     assert_eq!(rec.pool_size, None);
     assert!(
-        rec.reason
+        rec.why
             .contains("(no cap: up to 32, one per worker; 29 open at peak)"),
         "{}",
-        rec.reason
+        rec.why
     );
 }
 
@@ -100,9 +100,9 @@ fn cells_with_errors_or_stalls_are_not_considered() {
     let rec = r.recommendation.expect("pool:16 still qualifies");
     assert_eq!(rec.strategy, "pool:16");
     assert!(
-        rec.reason.ends_with("; not considered: pool:8 2% errors"),
+        rec.why.ends_with("; not considered: pool:8 2% errors"),
         "{}",
-        rec.reason
+        rec.why
     );
     assert_eq!(
         picked(run(grid(pool8(960.0, 45.0).errors("timeout", 9)))).0,
@@ -113,18 +113,18 @@ fn cells_with_errors_or_stalls_are_not_considered() {
     let rec = r.recommendation.expect("pool:16 still qualifies");
     assert_eq!(rec.strategy, "pool:16");
     assert!(
-        rec.reason.ends_with("; not considered: pool:8 stalled"),
+        rec.why.ends_with("; not considered: pool:8 stalled"),
         "{}",
-        rec.reason
+        rec.why
     );
 
     let r = analyzed(run(grid(pool8(0.0, 45.0).errors("refused", 100))));
     let rec = r.recommendation.expect("pool:16 still qualifies");
     assert!(
-        rec.reason
+        rec.why
             .ends_with("; not considered: pool:8 nothing succeeded"),
         "{}",
-        rec.reason
+        rec.why
     );
 }
 
@@ -198,10 +198,10 @@ fn with_an_slo_the_highest_level_where_a_cell_meets_it() {
     let rec = r.recommendation.expect("c=16 meets it");
     assert_eq!((rec.strategy.as_str(), rec.concurrency), ("pool:8", 16));
     assert!(
-        rec.reason
+        rec.why
             .ends_with("; not considered: pool:4 breaks the SLO: p99 25.0 ms > 24.0 ms"),
         "{}",
-        rec.reason
+        rec.why
     );
     // A bound every cell breaks: none.
     let r = analyzed(run_with_slo("p99<10ms", cells.clone()));

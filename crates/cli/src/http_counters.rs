@@ -2,7 +2,7 @@
 //! service mode) over its stats endpoint, so a run against it reports what
 //! the server saw, including its database pool.
 use poolbench_engine::CounterReader;
-use poolbench_model::{DbPoolCounters, ServerCounters};
+use poolbench_model::ServerCounters;
 use poolbench_server::CounterValues;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -97,24 +97,12 @@ impl CounterReader for HttpCounters {
         let Some(s) = self.snapshot() else {
             return ServerCounters::default();
         };
+        let all = ServerCounters::from(s);
+        // Without the reader's own connection.
         ServerCounters {
-            connections_accepted: s.connections_accepted,
-            // Without the reader's own connection.
-            connections_open: s.connections_open.saturating_sub(1),
-            connections_peak: s.connections_peak.saturating_sub(1),
-            requests: s.requests,
-            inflight_peak: s.inflight_peak,
-            service_ns_total: s.service_ns_total,
-            db_pool: s.db_pool.map(|d| DbPoolCounters {
-                size: d.size,
-                overflow: d.overflow,
-                per_request: d.per_request,
-                waits: d.waits,
-                timeouts: d.timeouts,
-                nested_waits: d.nested_waits,
-                peak_in_use: d.peak_in_use,
-                peak_requests: d.peak_requests,
-            }),
+            connections_open: all.connections_open.saturating_sub(1),
+            connections_peak: all.connections_peak.saturating_sub(1),
+            ..all
         }
     }
 }

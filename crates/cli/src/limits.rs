@@ -7,7 +7,7 @@ use crate::Failure;
 use poolbench_model::Plan;
 
 /// Descriptors beyond the connections: listeners, the runtime's epoll and
-/// wake-up descriptors, the stats probe, standard streams, output files.
+/// wake-up descriptors, the stats request, standard streams, output files.
 const HEADROOM: u64 = 64;
 
 /// Raise the soft `RLIMIT_NOFILE` to the hard limit; the limit now in

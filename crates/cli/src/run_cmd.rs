@@ -337,15 +337,6 @@ impl CounterReader for BuiltinCounters {
         self.0.reset();
     }
     fn read(&self) -> ServerCounters {
-        let s = self.0.snapshot();
-        ServerCounters {
-            connections_accepted: s.connections_accepted,
-            connections_open: s.connections_open,
-            connections_peak: s.connections_peak,
-            requests: s.requests,
-            inflight_peak: s.inflight_peak,
-            service_ns_total: s.service_ns_total,
-            db_pool: None,
-        }
+        self.0.snapshot().into()
     }
 }

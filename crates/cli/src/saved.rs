@@ -27,9 +27,15 @@ pub(crate) fn load(path: &Path) -> Result<Saved, Failure> {
         .map_err(|e| Failure::input(format!("{} is not JSON: {e}", path.display())))?;
     let tune = value.get("capacity").is_some() && value.get("points").is_some();
     let parsed = match tune {
-        true => serde_json::from_value(value).map(|t| Saved::Tune(Box::new(t))),
+        // Read under older names too (`settings` before tune's schema
+        // version 2), written under today's.
+        true => serde_json::from_value(value).map(|mut t: TuneResult| {
+            t.schema_version = poolbench_model::TUNE_SCHEMA_VERSION;
+            Saved::Tune(Box::new(t))
+        }),
         // Read under older names too (`pitfalls`, `no_recommendation`
-        // before schema version 2), written under today's.
+        // before schema version 2, the recommendation's `reason` before
+        // 3), written under today's.
         false => serde_json::from_value(value).map(|mut r: RunResult| {
             r.schema_version = poolbench_model::SCHEMA_VERSION;
             Saved::Run(Box::new(r))

@@ -6,8 +6,9 @@
 use crate::check_client::Checker;
 use poolbench_model::findings::Id;
 use poolbench_model::ClientCheck;
+use poolbench_model::DbPoolCounters;
 use poolbench_report::Exposition;
-use poolbench_server::{Authors, CounterValues, Counters, DbPoolStats};
+use poolbench_server::{Authors, CounterValues, Counters};
 use std::sync::Arc;
 
 /// (name, type, help, the value) of one series.
@@ -70,7 +71,7 @@ const SERVER: [Series<CounterValues>; 9] = [
     ),
 ];
 
-const DB_POOL: [Series<DbPoolStats>; 9] = [
+const DB_POOL: [Series<DbPoolCounters>; 9] = [
     (
         "poolbench_server_db_pool_size",
         "gauge",

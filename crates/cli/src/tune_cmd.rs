@@ -54,7 +54,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         most_in_flight: most,
         warmup: base.warmup,
         skipped: Vec::new(),
-        probe_threads: probe_threads(&a, load),
+        compare_threads: compare_threads(&a, load),
         probes: Probes {
             // The server's own limit, read before any load (unreachable: exit 2).
             server_limit: a.fleet.replicas.is_some(),
@@ -177,7 +177,7 @@ fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
 /// One load thread against one per core, compared by the search once the
 /// generator is busy: unless `--threads` is given, the machine has one
 /// core, or the load is a rate (whose threads follow it, as in `run`).
-fn probe_threads(a: &TuneArgs, load: TuneLoad) -> Option<usize> {
+fn compare_threads(a: &TuneArgs, load: TuneLoad) -> Option<usize> {
     let cores = crate::run_cmd::cores();
     (a.threads.is_none() && cores > 1 && matches!(load, TuneLoad::Concurrency(_))).then_some(cores)
 }

@@ -42,10 +42,10 @@ pub enum StrategyError {
 /// A cell's source of connections.
 pub(crate) enum Checkout<T: Target> {
     Ours(Strategy<T>),
-    Deadpool(deadpool::managed::Pool<Adapter<T>>, Arc<Counters>),
-    Bb8(bb8::Pool<Adapter<T>>, Arc<Counters>),
+    Deadpool(deadpool::managed::Pool<Adapter<T>>, Arc<LibraryCounters>),
+    Bb8(bb8::Pool<Adapter<T>>, Arc<LibraryCounters>),
     /// A protocol client's pool, its checkout timeout, our counters.
-    Client(Arc<dyn ClientPool<T::Conn>>, Duration, Arc<Counters>),
+    Client(Arc<dyn ClientPool<T::Conn>>, Duration, Arc<LibraryCounters>),
 }
 
 impl<T: Target + Clone> Checkout<T> {
@@ -54,7 +54,7 @@ impl<T: Target + Clone> Checkout<T> {
         target: T,
         config: PoolConfig,
     ) -> Result<Self, StrategyError> {
-        let counters = Arc::new(Counters::default());
+        let counters = Arc::new(LibraryCounters::default());
         let adapter = Adapter {
             target,
             counters: counters.clone(),
@@ -291,7 +291,7 @@ impl<T: Target> DerefMut for Checked<T> {
 async fn client_checkout<T: Target>(
     pool: &dyn ClientPool<T::Conn>,
     timeout: Duration,
-    c: &Counters,
+    c: &LibraryCounters,
 ) -> Result<Checked<T>, Fault> {
     c.checkouts.fetch_add(1, Relaxed);
     match tokio::time::timeout(timeout, pool.get()).await {
@@ -307,9 +307,9 @@ async fn client_checkout<T: Target>(
     }
 }
 
-/// Counters kept for a library's pool (the libraries keep few of their own).
+/// LibraryCounters kept for a library's pool (the libraries keep few of their own).
 #[derive(Default)]
-pub(crate) struct Counters {
+pub(crate) struct LibraryCounters {
     checkouts: AtomicU64,
     timeouts: AtomicU64,
     connect_errors: AtomicU64,
@@ -321,7 +321,7 @@ pub(crate) struct Counters {
     peak_open: AtomicU64,
 }
 
-impl Counters {
+impl LibraryCounters {
     fn snapshot(&self) -> PoolCounters {
         PoolCounters {
             checkouts: self.checkouts.load(Relaxed),
@@ -344,7 +344,7 @@ pub(crate) struct Counted<C> {
     broken: bool,
     /// How long opening it took, until the first lease reports it.
     fresh: Option<Duration>,
-    counters: Arc<Counters>,
+    counters: Arc<LibraryCounters>,
 }
 
 impl<C> Counted<C> {
@@ -371,7 +371,7 @@ impl<C> Drop for Counted<C> {
 /// deadpool's `Manager` and bb8's `ManageConnection` over a poolbench target.
 pub(crate) struct Adapter<T> {
     target: T,
-    counters: Arc<Counters>,
+    counters: Arc<LibraryCounters>,
 }
 
 impl<T: Target> Adapter<T> {

@@ -158,7 +158,7 @@ fn recommendation_stops_where_the_server_limits() {
     let r = result.recommendation.expect("a recommendation");
     let size = r.pool_size.unwrap();
     assert!((16..=32).contains(&size), "recommended {r:?}");
-    assert!(r.reason.contains("c=64"), "{}", r.reason);
+    assert!(r.why.contains("c=64"), "{}", r.why);
 }
 
 #[test]
@@ -172,10 +172,10 @@ fn an_uncapped_recommendation_says_how_many_connections_it_may_open() {
     let r = result.recommendation.expect("a recommendation");
     assert_eq!(r.strategy, "take-or-create:2", "{r:?}");
     assert!(
-        r.reason
+        r.why
             .contains("(no cap: up to 4, one per worker; 4 open at peak)"),
         "{}",
-        r.reason
+        r.why
     );
 }
 

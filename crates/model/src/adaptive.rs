@@ -16,6 +16,8 @@ pub struct AdaptiveBounds {
     pub max_limit: usize,
     /// Where `max_limit` came from, in words.
     pub max_from: String,
-    /// The common limiters' settings.
-    pub settings: Vec<ClientSetting>,
+    /// The common limiters' settings (`settings` before tune's schema
+    /// version 2).
+    #[serde(alias = "settings")]
+    pub client_settings: Vec<ClientSetting>,
 }

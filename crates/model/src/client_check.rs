@@ -31,7 +31,7 @@ pub struct ClientWatch {
     /// Connections accepted.
     pub connections_opened: u64,
     /// Most connections open at once that carried a request (a client's
-    /// probe of the server's own endpoints is not its pool).
+    /// request to the server's own endpoints is not its pool).
     pub connections_peak: u64,
     /// Mean of those connections open over the watch.
     pub connections_mean: f64,

@@ -27,7 +27,10 @@ pub struct Recommendation {
     pub strategy: String,
     pub pool_size: Option<usize>,
     pub concurrency: usize,
-    pub reason: String,
+    /// Why this one (`reason` before schema version 3; a result's own
+    /// `reason` says why there is none).
+    #[serde(alias = "reason")]
+    pub why: String,
 }
 
 /// The Universal Scalability Law fitted to one strategy's closed-loop cells.

@@ -18,7 +18,8 @@ pub struct ServerCounters {
     pub db_pool: Option<DbPoolCounters>,
 }
 
-/// A service's own database pool, as its stats endpoint reports it.
+/// A service's own database pool, as its stats endpoint reports it (the
+/// built-in server's service mode writes these, and a result keeps them).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -30,6 +31,8 @@ pub struct DbPoolCounters {
     pub overflow: u64,
     /// Connections each request holds at once (2 with a nested checkout).
     pub per_request: u64,
+    /// Leases handed out.
+    pub checkouts: u64,
     /// Checkouts that waited for a connection.
     pub waits: u64,
     /// Checkouts that gave up at the checkout timeout.
@@ -40,11 +43,20 @@ pub struct DbPoolCounters {
     pub peak_in_use: u64,
     /// Most requests handled at once.
     pub peak_requests: u64,
+    /// Connections open now.
+    pub open: u64,
+    /// Requests answered from the service's cache.
+    pub cache_hits: u64,
+    /// Requests the cache could not answer.
+    pub cache_misses: u64,
 }
 
 impl DbPoolCounters {
     fn combine(self, later: DbPoolCounters) -> DbPoolCounters {
         DbPoolCounters {
+            checkouts: self.checkouts + later.checkouts,
+            cache_hits: self.cache_hits + later.cache_hits,
+            cache_misses: self.cache_misses + later.cache_misses,
             waits: self.waits + later.waits,
             timeouts: self.timeouts + later.timeouts,
             nested_waits: self.nested_waits + later.nested_waits,

@@ -8,7 +8,7 @@ use crate::slo::Slo;
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a field of [`TuneResult`] changes meaning or goes away.
-pub const TUNE_SCHEMA_VERSION: u32 = 1;
+pub const TUNE_SCHEMA_VERSION: u32 = 2;
 
 /// Everything one `poolbench tune` measured and concluded.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
@@ -246,8 +246,10 @@ pub struct TuneRecommendation {
     /// Smaller sizes measured as a tie with this one (the smallest wins).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tied_with: Vec<usize>,
-    /// How to set it in the clients people use.
-    pub settings: Vec<ClientSetting>,
+    /// How to set it in the clients people use (`settings` before schema
+    /// version 2).
+    #[serde(alias = "settings")]
+    pub client_settings: Vec<ClientSetting>,
     /// The acquire timeout and idle timeout to set with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeouts: Option<crate::PoolTimeouts>,

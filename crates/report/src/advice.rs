@@ -46,7 +46,7 @@ pub(crate) fn render(result: &RunResult) -> String {
     }
     match &result.recommendation {
         Some(r) => {
-            let _ = writeln!(out, "\nRecommendation: {} — {}", r.strategy, r.reason);
+            let _ = writeln!(out, "\nRecommendation: {} — {}", r.strategy, r.why);
         }
         None => {
             let why = result.reason.as_deref().unwrap_or("no cell qualifies");

@@ -58,7 +58,7 @@ pub fn render_html(result: &RunResult) -> String {
                 h,
                 "<p class=\"rec\"><b>Recommendation: {}</b> — {}</p>",
                 esc(&r.strategy),
-                esc(&r.reason)
+                esc(&r.why)
             );
         }
         (None, Some(why)) => {

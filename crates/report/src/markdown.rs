@@ -13,7 +13,7 @@ pub fn render_markdown(result: &RunResult) -> String {
     let mut out = format!("## poolbench · {}\n\n", result.target);
     match (&result.recommendation, &result.reason) {
         (Some(r), _) => {
-            let _ = writeln!(out, "**Recommendation: {}** — {}\n", r.strategy, r.reason);
+            let _ = writeln!(out, "**Recommendation: {}** — {}\n", r.strategy, r.why);
         }
         (None, Some(why)) => {
             let _ = writeln!(out, "**No recommendation:** {why}\n");

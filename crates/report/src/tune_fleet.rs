@@ -39,7 +39,7 @@ pub(crate) fn text(t: &mut String, r: &TuneResult) {
             a.max_limit,
             a.max_from
         );
-        for s in &a.settings {
+        for s in &a.client_settings {
             let _ = writeln!(t, "  {:<36} {}", s.client, s.setting);
         }
         t.push('\n');
@@ -77,7 +77,7 @@ pub(crate) fn html(h: &mut String, r: &TuneResult) {
             a.max_limit,
             esc(&a.max_from)
         );
-        for s in &a.settings {
+        for s in &a.client_settings {
             let _ = write!(
                 h,
                 "<tr><td>{}</td><td style=\"text-align:left\"><code>{}</code></td></tr>",

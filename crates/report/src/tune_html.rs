@@ -93,7 +93,7 @@ fn answer_sections(h: &mut String, r: &TuneResult) {
         h.push_str(
             "<h2>How to set it</h2><table id=\"settings\"><tr><th>client</th><th>setting</th></tr>",
         );
-        for s in &p.settings {
+        for s in &p.client_settings {
             let _ = write!(
                 h,
                 "<tr><td>{}</td><td style=\"text-align:left\"><code>{}</code></td></tr>",

@@ -106,7 +106,7 @@ pub fn render_tune_text(r: &TuneResult) -> String {
         }
         t.push_str(&crate::tune_timeouts::block(r));
         let _ = writeln!(t, "How to set it:");
-        for s in &p.settings {
+        for s in &p.client_settings {
             let _ = writeln!(t, "  {:<30} {}", s.client, s.setting);
         }
         t.push('\n');

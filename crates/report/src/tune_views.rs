@@ -14,7 +14,7 @@ pub fn render_tune_markdown(r: &TuneResult) -> String {
     let mut t = format!("# poolbench tune · {}\n\n{}\n\n", r.target, tune_answer(r));
     if let Some(p) = &r.recommendation {
         t.push_str("| client | setting |\n|---|---|\n");
-        for s in &p.settings {
+        for s in &p.client_settings {
             let _ = writeln!(t, "| {} | `{}` |", s.client, s.setting.replace('|', "\\|"));
         }
         t.push('\n');

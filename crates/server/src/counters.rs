@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::authors::DbPoolStats;
 use crate::watch::Watch;
+use poolbench_model::{DbPoolCounters, ServerCounters};
 
 /// Live counters of the built-in server. Cheap to update from any thread.
 ///
@@ -67,7 +67,7 @@ pub struct CounterValues {
     pub grpc_requests: u64,
     /// Service mode: the database pool's counters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub db_pool: Option<DbPoolStats>,
+    pub db_pool: Option<DbPoolCounters>,
 }
 
 impl Counters {
@@ -198,5 +198,20 @@ impl ConnectionGuard {
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
         self.0.connection_closed();
+    }
+}
+
+/// What a result keeps of the server's counters.
+impl From<CounterValues> for ServerCounters {
+    fn from(s: CounterValues) -> ServerCounters {
+        ServerCounters {
+            connections_accepted: s.connections_accepted,
+            connections_open: s.connections_open,
+            connections_peak: s.connections_peak,
+            requests: s.requests,
+            inflight_peak: s.inflight_peak,
+            service_ns_total: s.service_ns_total,
+            db_pool: s.db_pool,
+        }
     }
 }

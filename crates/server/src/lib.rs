@@ -30,7 +30,7 @@ mod shared;
 mod tls;
 mod watch;
 
-pub use authors::{Authors, DbConfig, DbPoolStats, AUTHORS};
+pub use authors::{Authors, DbConfig, AUTHORS};
 pub use config::{ServerConfig, MAX_BODY_SIZE};
 pub use counters::{CounterValues, Counters};
 pub use delay::DelaySpec;

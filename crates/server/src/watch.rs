@@ -48,7 +48,7 @@ pub struct Watch {
     streams_allowed: Option<u64>,
     first: Mutex<Option<Instant>>,
     /// Connections accepted; those open that carried a request (the
-    /// server's own endpoints left out: a client's stats probe is not
+    /// server's own endpoints left out: a client's stats request is not
     /// its pool), and their peak; requests.
     accepted: AtomicU64,
     used_open: AtomicU64,

@@ -38,7 +38,7 @@ fn expected() -> String {
 pub fn parse_target(url: &str) -> Result<TargetSpec, TargetError> {
     let pg_url = url.starts_with("postgres://") || url.starts_with("postgresql://");
     if pg_url || poolbench_model::conninfo::is_dsn(url) {
-        if let Some(authority) = crate::postgres::settings::unix_authority(url) {
+        if let Some(authority) = crate::postgres::libpq::unix_authority(url) {
             return Ok(TargetSpec {
                 url: url.to_string(),
                 scheme: "postgres".into(),
@@ -53,7 +53,7 @@ pub fn parse_target(url: &str) -> Result<TargetSpec, TargetError> {
         return Ok(TargetSpec {
             url: url.to_string(),
             scheme: "postgres".into(),
-            authority: crate::postgres::settings::dsn_authority(url),
+            authority: crate::postgres::libpq::dsn_authority(url),
             path: "/".into(),
         });
     }

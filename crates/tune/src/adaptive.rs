@@ -33,7 +33,7 @@ pub fn adaptive(cap: &Capacity, points: &[TunePoint]) -> Option<AdaptiveBounds> 
         initial_limit: knee,
         max_limit,
         max_from,
-        settings: settings(knee, max_limit),
+        client_settings: settings(knee, max_limit),
     })
 }
 
@@ -76,8 +76,10 @@ mod tests {
         cap.knee_in_flight = Some(24);
         let a = adaptive(&cap, &[]).expect("a knee and a service time");
         assert_eq!((a.initial_limit, a.max_limit), (24, 64));
-        assert!(a.settings[1].setting.contains("initialLimit(24)"));
-        assert!(a.settings[0].setting.contains("max_concurrency_limit: 64"));
+        assert!(a.client_settings[1].setting.contains("initialLimit(24)"));
+        assert!(a.client_settings[0]
+            .setting
+            .contains("max_concurrency_limit: 64"));
         cap.cliff_in_flight = Some(30);
         let a = adaptive(&cap, &[]).expect("bounds");
         assert_eq!(

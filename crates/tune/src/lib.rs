@@ -132,7 +132,7 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         Some(Ok((p, tied))) => {
             let mut r = recommendation(p, tied, scheme);
             let t = timeouts(p, slo.as_ref(), result.server_idle.as_ref());
-            r.settings = match r.spec.parse() {
+            r.client_settings = match r.spec.parse() {
                 Ok(StrategySpec::Pipeline(Some(n), Some(d))) => settings::pipelined(n, d),
                 _ => settings_with(scheme, &r.strategy, r.pool_size, &t),
             };
@@ -298,7 +298,7 @@ fn reference_note(result: &TuneResult, p: &TunePoint) -> Option<poolbench_model:
 fn recommendation(p: &TunePoint, tied_with: Vec<usize>, scheme: &str) -> TuneRecommendation {
     let family = family_of(&p.strategy).to_string();
     TuneRecommendation {
-        settings: settings(scheme, &family, p.pool_size),
+        client_settings: settings(scheme, &family, p.pool_size),
         strategy: family,
         spec: p.strategy.clone(),
         pool_size: p.pool_size,

@@ -102,7 +102,7 @@ fn http1(n: usize, t: &Timeouts) -> Vec<ClientSetting> {
         one("Go net/http", format!("&http.Transport{{MaxConnsPerHost: {n}, MaxIdleConnsPerHost: {n}{}}}", p(idle, |ms| format!(", IdleConnTimeout: {}", go(ms))))),
         one("Python httpx", format!("httpx.Limits(max_connections={n}, max_keepalive_connections={n}{}){}", p(idle, |ms| format!(", keepalive_expiry={}", py(ms))), p(acq, |ms| format!(", timeout=httpx.Timeout(5.0, pool={})", py(ms))))),
         one("Python aiohttp", format!("aiohttp.TCPConnector(limit={n}{}){}", p(idle, |ms| format!(", keepalive_timeout={}", py(ms))), p(acq, |ms| format!(", aiohttp.ClientTimeout(connect={}) (its connect includes the wait for a free connection)", py(ms))))),
-        one("Elixir hackney", format!(":hackney_pool.start_pool(:api, max_connections: {n}{}){}", p(idle, |ms| format!(", timeout: {ms}")), p(acq, |ms| format!(", checkout_timeout: {ms} per request")))),
+        one("Erlang/Elixir hackney", format!(":hackney_pool.start_pool(:api, max_connections: {n}{}){}", p(idle, |ms| format!(", timeout: {ms}")), p(acq, |ms| format!(", checkout_timeout: {ms} per request")))),
         one("Elixir Finch", format!("pools: %{{default: [size: {n}, count: 1{}]}}{}", p(idle, |ms| format!(", conn_max_idle_time: {ms}")), p(acq, |ms| format!(", Finch.request(req, MyFinch, pool_timeout: {ms})")))),
         one("Rust reqwest / hyper-util", format!(".pool_max_idle_per_host({n}){} (caps idle connections only: cap requests in flight at {n} too, e.g. with a semaphore)", p(idle, |ms| format!(".pool_idle_timeout(Duration::from_millis({ms}))")))),
         one("Rust deadpool / bb8", rust_pools(n, t)),

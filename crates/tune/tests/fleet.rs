@@ -178,7 +178,7 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
         p99_us: 1000.0,
         cap: None,
         tied_with: Vec::new(),
-        settings: Vec::new(),
+        client_settings: Vec::new(),
         timeouts: None,
     });
     r.fleet = Some(plan_fleet(

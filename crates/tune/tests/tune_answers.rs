@@ -211,7 +211,10 @@ fn a_pipeline_is_searched_over_its_connections_and_the_fewest_win_a_tie() {
         let d = 64usize.div_ceil(rec.pool_size);
         assert_eq!(rec.spec, format!("pipeline:{}x{d}", rec.pool_size));
         let setting = format!("max_pipeline_size, {d}");
-        assert!(rec.settings.iter().any(|s| s.setting.contains(&setting)));
+        assert!(rec
+            .client_settings
+            .iter()
+            .any(|s| s.setting.contains(&setting)));
     }
     // Every pipeline point had a window place for each of the client's
     // requests, and no more windows than that needs.

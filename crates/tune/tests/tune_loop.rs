@@ -457,7 +457,7 @@ pub(crate) fn tune_probing(
         most_in_flight: 4 * c,
         warmup: WARMUP,
         skipped: SKIPPED.with(|s| std::mem::take(&mut *s.borrow_mut())),
-        probe_threads: service.generator.map(|_| 2),
+        compare_threads: service.generator.map(|_| 2),
         probes,
     };
     let sim = Sim {

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use http::StatusCode;
 use poolbench_pool::PoolCounters;
 use poolbench_targets::redis::{RedisConn, RedisTarget};
-use serde::{Deserialize, Serialize};
 
 use crate::response::Resp;
 
@@ -21,38 +20,10 @@ mod pg;
 
 use db::{resolve, text, Author, CONNECT_TIMEOUT};
 pub use db::{DbConfig, AUTHORS};
+use poolbench_model::DbPoolCounters;
 
 /// The path prefix served.
 pub const PREFIX: &str = "/authors/";
-
-/// The database pool's counters, as the stats endpoint reports them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DbPoolStats {
-    /// Connections the pool keeps.
-    pub size: u64,
-    /// Overflow connections allowed above `size`.
-    pub overflow: u64,
-    /// Connections each request holds at once (2 with `--nested`).
-    pub per_request: u64,
-    /// Leases handed out.
-    pub checkouts: u64,
-    /// Checkouts that waited for a connection.
-    pub waits: u64,
-    /// Checkouts that gave up at the checkout timeout.
-    pub timeouts: u64,
-    /// Checkouts that waited while their request already held a connection.
-    pub nested_waits: u64,
-    /// Most connections leased at once (since start).
-    pub peak_in_use: u64,
-    /// Most requests handled at once (since start or the last reset).
-    pub peak_requests: u64,
-    /// Connections open now.
-    pub open: u64,
-    /// Requests answered from the cache.
-    pub cache_hits: u64,
-    /// Requests the cache could not answer.
-    pub cache_misses: u64,
-}
 
 /// The database behind the service, through this project's pool.
 enum Db {
@@ -139,10 +110,10 @@ impl Authors {
     }
 
     /// The pool's counters since start or the last reset.
-    pub fn stats(&self) -> DbPoolStats {
+    pub fn stats(&self) -> DbPoolCounters {
         let m = self.db.metrics();
         let b = self.baseline.lock();
-        DbPoolStats {
+        DbPoolCounters {
             size: self.config.pool as u64,
             overflow: self.config.overflow as u64,
             per_request: if self.config.nested { 2 } else { 1 },

@@ -6,8 +6,8 @@ mod conn;
 mod errors;
 mod idle_settings;
 pub(crate) mod limits;
+mod options;
 mod pool;
-mod settings;
 mod tls;
 
 use crate::library::ClientPool;
@@ -54,7 +54,7 @@ impl MysqlTarget {
         connect_timeout: Duration,
     ) -> Result<Self, String> {
         Ok(MysqlTarget {
-            opts: settings::options(url, addr, cacert)?,
+            opts: options::options(url, addr, cacert)?,
             tls_resume: true,
             query: query.into(),
             params: Params::parse(params)?,
@@ -67,7 +67,7 @@ impl MysqlTarget {
     /// With `client` (certificate and key files), sessions present that
     /// certificate; TLS must be on (`ssl-mode` in the URL).
     pub fn with_client_cert(mut self, client: Option<(&Path, &Path)>) -> Result<Self, String> {
-        self.opts = settings::with_client_identity(self.opts, client)?;
+        self.opts = options::with_client_identity(self.opts, client)?;
         Ok(self)
     }
 

@@ -92,7 +92,7 @@ impl PostgresTarget {
         tls: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, String> {
-        let ssl = crate::postgres::settings::take_ssl(url)?;
+        let ssl = crate::postgres::libpq::take_ssl(url)?;
         let mut config = Config::from_str(&ssl.rest)
             .map_err(|e| format!("invalid PostgreSQL URL or DSN: {e}"))?;
         config.ssl_mode(tokio_postgres::config::SslMode::Disable);
@@ -109,7 +109,7 @@ impl PostgresTarget {
                 None => ("localhost".into(), Endpoint::Tcp(addr)),
             },
         };
-        crate::postgres::settings::complete(&mut config, &host, addr.port());
+        crate::postgres::libpq::complete(&mut config, &host, addr.port());
         let mode = match ssl.mode.or_else(|| std::env::var("PGSSLMODE").ok()) {
             Some(m) => SslMode::parse(&m)?,
             None => SslMode::Prefer,

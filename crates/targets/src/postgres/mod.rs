@@ -4,12 +4,12 @@
 //! the queries of several holders over one connection.
 mod client;
 mod idle_settings;
+pub(crate) mod libpq;
 pub(crate) mod limits;
 pub(crate) mod modes;
 mod params;
 mod pgbouncer;
 mod pooler_idle;
-pub(crate) mod settings;
 mod stream;
 mod survey_query;
 pub(crate) mod wire;

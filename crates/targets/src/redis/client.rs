@@ -7,7 +7,7 @@
 //! The multiplexed connection pipelines: several callers may send on one
 //! connection at once, so `shared` and the other slot strategies multiplex it.
 use super::errors::classify;
-use super::wire::WireSettings;
+use super::wire::SessionSetup;
 use super::{dial, resp};
 use crate::source::Sources;
 use crate::template::Template;
@@ -175,13 +175,13 @@ impl RedisTarget {
 
     /// How holder-driven sessions start, when they can serve this target:
     /// plain TCP in RESP2 (TLS and RESP3 stay with the crate).
-    pub(crate) fn wire_settings(&self) -> Option<WireSettings> {
+    pub(crate) fn wire_settings(&self) -> Option<SessionSetup> {
         if self.tls.is_some() || self.info.protocol != redis::ProtocolVersion::RESP2 {
             return None;
         }
         let r = &self.info;
         let auth = (r.username.as_deref(), r.password.as_deref());
-        let settings = WireSettings::new(self.addr, self.connect_timeout, auth, r.db);
+        let settings = SessionSetup::new(self.addr, self.connect_timeout, auth, r.db);
         Some(settings.with_sources(self.sources.clone()))
     }
 

@@ -4,7 +4,7 @@
 //! calling runtime.
 use super::errors::classify;
 use crate::source::Sources;
-use crate::tls::{name_of, TlsClient, TlsSettings, Verify};
+use crate::tls::{name_of, TlsClient, TlsOptions, Verify};
 use crate::{net, ErrorKind, RequestError, TargetOptions};
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, RedisConnectionInfo};
@@ -19,7 +19,7 @@ pub(super) fn tls_client(
     url_insecure: bool,
     options: &TargetOptions,
 ) -> Result<TlsClient, String> {
-    let mut settings = TlsSettings::of(options, &[]);
+    let mut settings = TlsOptions::of(options, &[]);
     if url_insecure {
         settings.verify = Verify::Nothing;
     }

@@ -19,7 +19,7 @@ pub use client::{parse_command, RedisConn, RedisTarget, PIPELINE_DEPTH};
 pub use errors::classify;
 use poolbench_pool::Connector;
 pub use wire::RespWire;
-use wire::WireSettings;
+use wire::SessionSetup;
 
 /// Opens Redis connections of either kind and sends one command per
 /// request.
@@ -27,7 +27,7 @@ use wire::WireSettings;
 pub struct RedisLoad {
     pipelined: RedisTarget,
     /// How sessions start, when they can serve the target.
-    wire: Option<WireSettings>,
+    wire: Option<SessionSetup>,
     /// The sessions' request, encoded once when the command is fixed.
     request: Option<Bytes>,
 }

@@ -22,7 +22,7 @@ const READ_SIZE: usize = 8 * 1024;
 /// Where and how sessions start: the server, and the commands that open
 /// each session (AUTH, SELECT), encoded.
 #[derive(Clone, Debug)]
-pub(crate) struct WireSettings {
+pub(crate) struct SessionSetup {
     pub(crate) addr: SocketAddr,
     pub(crate) connect_timeout: Duration,
     /// Local addresses sessions are bound to in turn (`--source`).
@@ -31,9 +31,9 @@ pub(crate) struct WireSettings {
     pub(crate) hello: Vec<Vec<u8>>,
 }
 
-impl WireSettings {
+impl SessionSetup {
     /// Sessions bound to `sources` in turn (`--source`).
-    pub(crate) fn with_sources(mut self, sources: Sources) -> WireSettings {
+    pub(crate) fn with_sources(mut self, sources: Sources) -> SessionSetup {
         self.sources = sources;
         self
     }
@@ -45,7 +45,7 @@ impl WireSettings {
         connect_timeout: Duration,
         (username, password): (Option<&str>, Option<&str>),
         db: i64,
-    ) -> WireSettings {
+    ) -> SessionSetup {
         let mut hello = Vec::new();
         let mut command = |words: &[&str]| {
             let mut out = Vec::new();
@@ -60,7 +60,7 @@ impl WireSettings {
         if db != 0 {
             command(&["SELECT", &db.to_string()]);
         }
-        WireSettings {
+        SessionSetup {
             addr,
             connect_timeout,
             sources: Sources::default(),
@@ -85,7 +85,7 @@ pub struct RespWire {
 impl RespWire {
     /// Connect and send the opening commands; a refusal (a wrong password)
     /// stops the connect.
-    pub(crate) async fn open(settings: &WireSettings) -> Result<RespWire, RequestError> {
+    pub(crate) async fn open(settings: &SessionSetup) -> Result<RespWire, RequestError> {
         let io =
             net::tcp_connect(&settings.sources, settings.addr, settings.connect_timeout).await?;
         let mut wire = RespWire {

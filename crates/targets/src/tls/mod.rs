@@ -36,7 +36,7 @@ pub(crate) enum Verify {
 }
 
 /// What one run's TLS client is made of.
-pub(crate) struct TlsSettings<'a> {
+pub(crate) struct TlsOptions<'a> {
     pub(crate) verify: Verify,
     /// Trusted certificates beside the system's (`--cacert`).
     pub(crate) cacert: Option<&'a Path>,
@@ -48,10 +48,10 @@ pub(crate) struct TlsSettings<'a> {
     pub(crate) explain: Explain,
 }
 
-impl<'a> TlsSettings<'a> {
+impl<'a> TlsOptions<'a> {
     /// Settings from the command line's options (https, grpcs).
-    pub(crate) fn of(options: &'a TargetOptions, alpn: &'a [&'a [u8]]) -> TlsSettings<'a> {
-        TlsSettings {
+    pub(crate) fn of(options: &'a TargetOptions, alpn: &'a [&'a [u8]]) -> TlsOptions<'a> {
+        TlsOptions {
             verify: match options.insecure {
                 true => Verify::Nothing,
                 false => Verify::Full,
@@ -88,7 +88,7 @@ impl std::fmt::Debug for TlsClient {
 impl TlsClient {
     /// A client as `settings` say; unreadable or mismatched files are
     /// errors here, before any connection.
-    pub(crate) fn new(settings: TlsSettings<'_>) -> Result<TlsClient, TargetError> {
+    pub(crate) fn new(settings: TlsOptions<'_>) -> Result<TlsClient, TargetError> {
         let provider = Arc::new(ring::default_provider());
         let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
             .with_safe_default_protocol_versions()
@@ -149,7 +149,7 @@ impl TlsClient {
         options: &TargetOptions,
         alpn: &[&[u8]],
     ) -> Result<TlsClient, TargetError> {
-        let mut client = TlsClient::new(TlsSettings::of(options, alpn))?;
+        let mut client = TlsClient::new(TlsOptions::of(options, alpn))?;
         client.name = Some(server_name(spec)?);
         Ok(client)
     }
@@ -216,7 +216,7 @@ pub(crate) fn postgres_client(
     key: Option<&Path>,
     resume: bool,
 ) -> Result<TlsClient, TargetError> {
-    TlsClient::new(TlsSettings {
+    TlsClient::new(TlsOptions {
         verify,
         cacert: rootcert,
         cert,

@@ -120,7 +120,7 @@ pub struct Setup {
     /// Compare one load thread with this many (one per core) once the
     /// generator is busy, and keep the better (`None`: the threads are
     /// given, or there is one core).
-    pub probe_threads: Option<usize>,
+    pub compare_threads: Option<usize>,
 }
 
 /// Findings every search makes on purpose (a pool below the load, one run
@@ -166,7 +166,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             runs: (0, Duration::ZERO),
             waited: Duration::ZERO,
             gave_up: false,
-            threads: setup.probe_threads.map(|_| 1),
+            threads: setup.compare_threads.map(|_| 1),
             setup,
             measure,
             clock,

@@ -37,7 +37,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         point: &TunePoint,
         at_load: bool,
     ) -> Result<bool, M::Error> {
-        let (Some(many), Some(1)) = (self.setup.probe_threads, self.threads) else {
+        let (Some(many), Some(1)) = (self.setup.compare_threads, self.threads) else {
             return Ok(false);
         };
         let cores = point.generator_cpu.map_or(0.0, |c| c * many as f64);

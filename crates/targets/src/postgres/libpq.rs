@@ -45,7 +45,7 @@ pub(crate) fn unix_authority(target: &str) -> Option<String> {
 
 /// A target with its TLS settings taken out (tokio-postgres knows neither
 /// `verify-ca`/`verify-full` nor `sslrootcert`; poolbench does TLS itself).
-pub(crate) struct SslSettings {
+pub(crate) struct SslOptions {
     /// The URL or DSN without `sslmode` and `sslrootcert`.
     pub rest: String,
     pub mode: Option<String>,
@@ -56,7 +56,7 @@ pub(crate) struct SslSettings {
 }
 
 /// Takes `sslmode` and `sslrootcert` out of a URL's query or a DSN.
-pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
+pub(crate) fn take_ssl(target: &str) -> Result<SslOptions, String> {
     let mut mode = None;
     let (mut rootcert, mut cert, mut key) = (None, None, None);
     let mut take = |k: &str, value: String| match k {
@@ -98,7 +98,7 @@ pub(crate) fn take_ssl(target: &str) -> Result<SslSettings, String> {
             }
         }
     };
-    Ok(SslSettings {
+    Ok(SslOptions {
         rest,
         mode,
         rootcert,
