@@ -225,36 +225,12 @@ fn slo_verdict(result: &poolbench_model::RunResult) -> Result<(), Failure> {
 
 fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     let mut plan = Plan::new(target);
-    if !a.strategy.is_empty() {
-        plan.strategies = a.strategy.clone();
-    } else if embedded {
-        plan.strategies = EMBEDDED_STRATEGIES.to_vec();
-    }
-    if !a.concurrency.is_empty() {
-        plan.concurrency = a.concurrency.clone();
-    }
-    if !a.pool_sizes.is_empty() {
-        plan.pool_sizes = a.pool_sizes.clone();
-    }
-    // The built-in server's default grid: three short runs per cell, so
-    // every figure comes with a confidence interval.
-    let default_grid = embedded && a.duration.is_none() && a.requests.is_none() && a.ramp.is_none();
-    let (duration, warmup) = match embedded {
-        true => (Duration::from_millis(500), Duration::from_millis(250)),
-        false => (plan.duration, plan.warmup),
-    };
-    plan.duration = match (a.duration, a.requests) {
-        (Some(d), _) => d,
-        (None, Some(_)) => Duration::from_secs(600),
-        (None, None) => duration,
-    };
-    plan.warmup = a.warmup.unwrap_or(warmup);
-    plan.requests = a.requests;
+    plan_grid(&mut plan, a, embedded);
+    plan_timing(&mut plan, a, embedded);
     plan.timeout = a.timeout;
     plan.connect_timeout = a.connect_timeout;
     plan.pool.checkout_timeout = a.checkout_timeout;
     plan.pool.fail_on_nested = a.fail_on_nested;
-    plan.reps = a.reps.unwrap_or(if default_grid { 3 } else { 1 });
     plan.nested = a.nested;
     plan.think_time = a.think_time;
     plan.shard = a.shard;
@@ -274,6 +250,48 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     }
     plan.target_options = a.request.target_options();
     plan.target_options.fill_query_mode(&plan.target.scheme);
+    plan_load(&mut plan, a);
+    plan.pool.min_idle = a.min_idle;
+    plan.threads = load_threads(a.threads, &plan);
+    plan
+}
+
+/// The strategies, concurrencies and pool sizes: as asked, else the defaults.
+fn plan_grid(plan: &mut Plan, a: &RunArgs, embedded: bool) {
+    if !a.strategy.is_empty() {
+        plan.strategies = a.strategy.clone();
+    } else if embedded {
+        plan.strategies = EMBEDDED_STRATEGIES.to_vec();
+    }
+    if !a.concurrency.is_empty() {
+        plan.concurrency = a.concurrency.clone();
+    }
+    if !a.pool_sizes.is_empty() {
+        plan.pool_sizes = a.pool_sizes.clone();
+    }
+}
+
+/// Each cell's warm-up, measured time, request budget and runs.
+fn plan_timing(plan: &mut Plan, a: &RunArgs, embedded: bool) {
+    // The built-in server's default grid: three short runs per cell, so
+    // every figure comes with a confidence interval.
+    let default_grid = embedded && a.duration.is_none() && a.requests.is_none() && a.ramp.is_none();
+    let (duration, warmup) = match embedded {
+        true => (Duration::from_millis(500), Duration::from_millis(250)),
+        false => (plan.duration, plan.warmup),
+    };
+    plan.duration = match (a.duration, a.requests) {
+        (Some(d), _) => d,
+        (None, Some(_)) => Duration::from_secs(600),
+        (None, None) => duration,
+    };
+    plan.warmup = a.warmup.unwrap_or(warmup);
+    plan.requests = a.requests;
+    plan.reps = a.reps.unwrap_or(if default_grid { 3 } else { 1 });
+}
+
+/// The load model: open with `--rate` (a ramp's peak rate), batches with `--batch`.
+fn plan_load(plan: &mut Plan, a: &RunArgs) {
     if let Some(rate) = a.rate {
         let arrival = match a.arrival {
             ArrivalArg::Constant => Arrival::Constant,
@@ -294,9 +312,6 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
             samples: a.samples,
         };
     }
-    plan.pool.min_idle = a.min_idle;
-    plan.threads = load_threads(a.threads, &plan);
-    plan
 }
 
 /// The load threads asked for; by default the cores, and for an open loop

@@ -18,50 +18,17 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     // Bound before any load: a bad address stops the search here.
     let watch = crate::metrics_listen::Watch::start(&a.metrics, "tune")?;
     let embedded = a.target.is_none();
-    let (target, server) = match &a.target {
-        Some(url) => (
-            poolbench_targets::parse_target(url).map_err(Failure::input)?,
-            None,
-        ),
-        None => {
-            let s = EmbeddedServer::start(embedded_config(&a), crate::run_cmd::cores())
-                .map_err(|e| Failure::runtime(format!("cannot start the built-in server: {e}")))?;
-            (TargetSpec::http(s.addr(), "/"), Some(s))
-        }
-    };
+    let (target, server) = target_of(&a)?;
     let families = families(&a, &target)?;
     let load = client_load(&a)?;
     let base = base_plan(&a, target.clone());
     base.validate().map_err(Failure::input)?;
     let fd_limit = crate::limits::raise();
     let most = most_in_flight(&a, load, fd_limit, embedded);
-    if let TuneLoad::Concurrency(c) = load {
-        if c > most {
-            return Err(Failure::input(format!(
-                "-c {c}: this process may hold at most {most} connections (the descriptor limit, ulimit -Hn{})",
-                if a.max_pool.is_some() { ", or --max-pool" } else { "" }
-            )));
-        }
-    }
+    check_load(&a, load, most)?;
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
-    let mut setup = Setup {
-        load,
-        slo: a.slo.clone(),
-        budget: a.budget,
-        recovery: a.recovery,
-        families,
-        most_in_flight: most,
-        warmup: base.warmup,
-        skipped: Vec::new(),
-        compare_threads: compare_threads(&a, load),
-        probes: Probes {
-            // The server's own limit, read before any load (unreachable: exit 2).
-            server_limit: a.fleet.replicas.is_some(),
-            pipeline: crate::tune_pipeline::asked(&a),
-            idle: None,
-        },
-    };
+    let mut setup = setup_of(&a, load, families, most, base.warmup);
     let mut skeleton = crate::tune_idle::skeleton(&a, &base, &mut setup, embedded);
     skeleton.fleet = crate::fleet_args::fleet(&a.fleet);
     let measure = EngineMeasure {
@@ -74,16 +41,82 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     poolbench_tune::conclude(&mut result, &target.scheme);
     result.fleet_check = crate::tune_fleet::after(&result, &base, a.quiet);
     stop_server(&mut result, server);
+    write_and_print(&a, &result)?;
+    watch.finish();
+    verdict(&result)
+}
+
+/// The target asked for, or the built-in server started to be it.
+fn target_of(a: &TuneArgs) -> Result<(TargetSpec, Option<EmbeddedServer>), Failure> {
+    Ok(match &a.target {
+        Some(url) => (
+            poolbench_targets::parse_target(url).map_err(Failure::input)?,
+            None,
+        ),
+        None => {
+            let s = EmbeddedServer::start(embedded_config(a), crate::run_cmd::cores())
+                .map_err(|e| Failure::runtime(format!("cannot start the built-in server: {e}")))?;
+            (TargetSpec::http(s.addr(), "/"), Some(s))
+        }
+    })
+}
+
+/// Refuses `-c C` above the `most` connections this process may hold.
+fn check_load(a: &TuneArgs, load: TuneLoad, most: usize) -> Result<(), Failure> {
+    if let TuneLoad::Concurrency(c) = load {
+        if c > most {
+            return Err(Failure::input(format!(
+                "-c {c}: this process may hold at most {most} connections (the descriptor limit, ulimit -Hn{})",
+                if a.max_pool.is_some() { ", or --max-pool" } else { "" }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What the search is asked: load, SLO, budget, families, probes.
+fn setup_of(
+    a: &TuneArgs,
+    load: TuneLoad,
+    families: Vec<String>,
+    most: usize,
+    warmup: Duration,
+) -> Setup {
+    Setup {
+        load,
+        slo: a.slo.clone(),
+        budget: a.budget,
+        recovery: a.recovery,
+        families,
+        most_in_flight: most,
+        warmup,
+        skipped: Vec::new(),
+        compare_threads: compare_threads(a, load),
+        probes: Probes {
+            // The server's own limit, read before any load (unreachable: exit 2).
+            server_limit: a.fleet.replicas.is_some(),
+            pipeline: crate::tune_pipeline::asked(a),
+            idle: None,
+        },
+    }
+}
+
+/// The result written to each `-o`, then printed in `--format`.
+fn write_and_print(a: &TuneArgs, result: &TuneResult) -> Result<(), Failure> {
     for path in &a.output {
-        write(path, &render(format_of(path)?, &result))?;
+        write(path, &render(format_of(path)?, result))?;
     }
     let format = match a.format {
         TuneFormat::Text => Format::Text,
         TuneFormat::Json => Format::Json,
         TuneFormat::Html => Format::Html,
     };
-    crate::output::emit(&render(format, &result));
-    watch.finish();
+    crate::output::emit(&render(format, result));
+    Ok(())
+}
+
+/// Exit 1 when no pool was recommended, unless a stop cut the search short.
+fn verdict(result: &TuneResult) -> Result<(), Failure> {
     // Interrupted: 130 or 143 (main.rs), the search so far printed.
     if result.recommendation.is_some() || crate::signals::exit_code().is_some() {
         return Ok(());

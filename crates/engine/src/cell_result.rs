@@ -6,7 +6,7 @@ use hdrhistogram::Histogram;
 use poolbench_model::{
     encode_histogram, mean_ci95, new_histogram, CellResult, CellSpec, Connections, Errors,
     Histograms, LatencyInterval, LoadModel, Plan, PoolCounters, Sample, ServerCounters, Stall,
-    Summary, TlsFacts,
+    Summary, Timeline, TlsFacts,
 };
 use poolbench_targets::ErrorKind;
 
@@ -222,6 +222,22 @@ fn per_second(n: u64, seconds: f64) -> f64 {
     }
 }
 
+/// The first run's timeline, and the idle connections it left.
+fn first_timeline(first: Option<&CellOutcome>) -> (Timeline, u64) {
+    first.map_or((Default::default(), 0), |o| {
+        (o.timeline.clone(), o.idle_at_end)
+    })
+}
+
+/// The latency per second, kept with `--hdr-log` or a ramp.
+fn intervals_kept(plan: &Plan, intervals: Vec<LatencyInterval>) -> Vec<LatencyInterval> {
+    // Kept for a ramp too: the analysis summarizes each second from them.
+    match plan.hdr_intervals || plan.ramp.is_some() {
+        true => intervals,
+        false => Vec::new(),
+    }
+}
+
 /// The cell's result from its runs (each with the server's counters over
 /// it, where read). Findings, SLO breaches and ramp summaries are the
 /// analysis's to add.
@@ -239,11 +255,8 @@ pub(crate) fn cell_result(
     let latency = Summary::of(&r.latency);
     let achieved_rate = per_second(completed, all.measured);
     let open = matches!(plan.load, LoadModel::Open { .. });
-    // The first run's timeline; the idle connections it left.
     let first = runs.first().map(|(o, _)| o);
-    let (timeline, idle_at_end) = first.map_or((Default::default(), 0), |o| {
-        (o.timeline.clone(), o.idle_at_end)
-    });
+    let (timeline, idle_at_end) = first_timeline(first);
     CellResult {
         interrupted: runs.iter().any(|(o, _)| o.interrupted),
         resent: runs.iter().map(|(o, _)| o.resent).sum(),
@@ -293,11 +306,7 @@ pub(crate) fn cell_result(
         timeline,
         stalls: all.stalls.clone(),
         histograms: histograms_of(r, &all.hiccups, open),
-        // Kept for a ramp too: the analysis summarizes each second from them.
-        latency_intervals: match plan.hdr_intervals || plan.ramp.is_some() {
-            true => all.latency_intervals,
-            false => Vec::new(),
-        },
+        latency_intervals: intervals_kept(plan, all.latency_intervals),
         started_unix_s: first.map(|o| o.started_unix_s),
         schedule_lag_ms: latest_start(&runs),
         shards: Vec::new(),

@@ -18,7 +18,7 @@ use poolbench_model::{
     CellSpec, LatencyInterval, LoadModel, Plan, PoolCounters, Sample, Stall, Timeline, BUCKET,
 };
 use poolbench_targets::Target;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -218,52 +218,24 @@ impl<T: Target + Clone> Started<T> {
         live: Option<&Live>,
     ) -> CellOutcome {
         let hiccups = self.hiccups.finish();
-        // Interrupted: the window ends where the stop came (not later than
-        // the planned end).
-        let interrupted_at = crate::interrupt::requested()
-            .map(|_| Instant::now())
-            .filter(|t| *t < self.end);
-        let end = interrupted_at.unwrap_or(self.end);
+        // Interrupted: the window ends where the stop came.
+        let interrupted_at = interrupted_before(self.end);
+        let window = (self.measure_from, interrupted_at.unwrap_or(self.end));
         let mut recorder = self.recorders.merged();
         recorder.dropped += drained.dropped;
-        let mut samples = Vec::new();
-        let mut measured = match recorder.last_done {
-            Some(last) if self.shared.budget_spent() => {
-                last.saturating_duration_since(self.measure_from)
-            }
-            _ => end.saturating_duration_since(self.measure_from),
-        };
-        if let Some((s, m)) = batches(&self.shared, cell, plan, &mut recorder).await {
-            (samples, measured) = (s, m);
-        }
-        let intervals = recorder
-            .intervals
-            .take()
-            .map(|iv| iv.finish(self.measure_from, measured))
-            .unwrap_or_default();
-        let resent = self
-            .shared
-            .resent
-            .load(std::sync::atomic::Ordering::Relaxed);
+        let (samples, measured) = measure(&self.shared, cell, plan, &mut recorder, window).await;
+        let intervals = intervals_of(&mut recorder, self.measure_from, measured);
+        let resent = self.shared.resent.load(Relaxed);
         let idle_reuse = self.shared.idle.take();
         let (generator_cpu, machine_cpu) = cpu_shares(self.cpu_before, self.origin);
         drop(self.shared);
-        let idle_at_end = self.strategy.idle() as u64;
-        self.strategy.close_idle();
-        let metrics = self.strategy.metrics();
+        let (idle_at_end, metrics) = close(&self.strategy);
         if let Some(live) = live {
             live.run_finished(&recorder, &hiccups, &metrics);
         }
         let opened_before_measuring = self.opened_at_start.await.unwrap_or(0);
-        let mut timeline = recorder
-            .counts
-            .timeline(bucket(self.origin, self.measure_from));
-        if let Some(sampler) = self.sampler {
-            timeline.open = sampler.await.unwrap_or_default();
-            timeline.wait_us = recorder.counts.waits();
-        }
-        let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
-        let stalls = timeline.stalls(MIN_STALL.max(p50 * 20));
+        let timeline = timeline_of(&recorder, self.origin, self.measure_from, self.sampler).await;
+        let stalls = stalls_of(&recorder, &timeline);
         let opened_in_warmup_by = recorder
             .warmup_opened
             .map(|t| t.saturating_duration_since(self.origin));
@@ -290,6 +262,73 @@ impl<T: Target + Clone> Started<T> {
             tls: None,
         }
     }
+}
+
+/// When a stop came, if it came before the planned `end`.
+fn interrupted_before(end: Instant) -> Option<Instant> {
+    crate::interrupt::requested()
+        .map(|_| Instant::now())
+        .filter(|t| *t < end)
+}
+
+/// The measured window's samples and length: the batches', or up to the budget or `end`.
+async fn measure<T: Target + Clone>(
+    shared: &Arc<Shared<T>>,
+    cell: CellSpec,
+    plan: &Plan,
+    recorder: &mut Recorder,
+    (measure_from, end): (Instant, Instant),
+) -> (Vec<Sample>, Duration) {
+    // To the last counted completion when the request budget ran out.
+    let measured = match recorder.last_done {
+        Some(last) if shared.budget_spent() => last.saturating_duration_since(measure_from),
+        _ => end.saturating_duration_since(measure_from),
+    };
+    match batches(shared, cell, plan, recorder).await {
+        Some((samples, measured)) => (samples, measured),
+        None => (Vec::new(), measured),
+    }
+}
+
+/// Latency per second of the measured window, taken from `recorder`.
+fn intervals_of(
+    recorder: &mut Recorder,
+    measure_from: Instant,
+    measured: Duration,
+) -> Vec<LatencyInterval> {
+    recorder
+        .intervals
+        .take()
+        .map(|iv| iv.finish(measure_from, measured))
+        .unwrap_or_default()
+}
+
+/// The strategy's idle connections at the end, then its counters once they are closed.
+fn close<T: Target + Clone>(strategy: &Checkout<T>) -> (u64, PoolCounters) {
+    let idle_at_end = strategy.idle() as u64;
+    strategy.close_idle();
+    (idle_at_end, strategy.metrics())
+}
+
+/// The run's timeline, with the connections open and checkout waits for a ramp.
+async fn timeline_of(
+    recorder: &Recorder,
+    origin: Instant,
+    measure_from: Instant,
+    sampler: Option<tokio::task::JoinHandle<Vec<u32>>>,
+) -> Timeline {
+    let mut timeline = recorder.counts.timeline(bucket(origin, measure_from));
+    if let Some(sampler) = sampler {
+        timeline.open = sampler.await.unwrap_or_default();
+        timeline.wait_us = recorder.counts.waits();
+    }
+    timeline
+}
+
+/// The timeline's stalls: no success for 2 s, or twenty median latencies if longer.
+fn stalls_of(recorder: &Recorder, timeline: &Timeline) -> Vec<Stall> {
+    let p50 = Duration::from_nanos(recorder.latency.value_at_quantile(0.5));
+    timeline.stalls(MIN_STALL.max(p50 * 20))
 }
 
 /// The batches, where the model has them (into `recorder`): their

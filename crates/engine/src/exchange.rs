@@ -4,7 +4,7 @@ use crate::checkout::{Checked, Checkout};
 use crate::counts::bucket;
 use crate::record::{Fault, Recorder, Timing};
 use crate::thread_recorders::ThreadRecorders;
-use poolbench_targets::{ErrorKind, Target};
+use poolbench_targets::{ErrorKind, RequestError, Target};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -184,21 +184,15 @@ impl<T: Target> Shared<T> {
         let mut request = Duration::ZERO;
         let mut t0 = start;
         for attempt in 0..SENDS {
-            let (mut lease, _second) = match self
-                .leases(key, turn.map(|t| t.wrapping_add(attempt)))
-                .await
-            {
+            let attempt_turn = turn.map(|t| t.wrapping_add(attempt));
+            let (mut lease, _second) = match self.leases(key, attempt_turn).await {
                 Ok(leases) => leases,
                 Err(fault) => return (Err(fault), Instant::now()),
             };
             let t1 = Instant::now();
             // Idle until this checkout: no clock read beyond `t1`.
             let idle = lease.returned_at().map(|r| t1.saturating_duration_since(r));
-            let opened = lease.take_connect_time();
-            if let Some(c) = opened {
-                *connect.get_or_insert(Duration::ZERO) += c;
-            }
-            checkout += (t1 - t0).saturating_sub(opened.unwrap_or_default());
+            checkout += waited_for_checkout(&mut lease, t1 - t0, &mut connect);
             // Moving a registered deadline later is a compare-and-swap; a
             // fresh timeout per request would lock the timer wheel twice.
             deadline
@@ -215,27 +209,11 @@ impl<T: Target> Shared<T> {
             match sent {
                 Some(Ok(reply)) => {
                     self.idle.alive(idle);
-                    // The request's time less the answer's first to last
-                    // byte: earlier sends of it count before its first byte.
-                    let first_byte = self
-                        .target
-                        .first_byte(&lease)
-                        .map(|at| request.saturating_sub(t2.saturating_duration_since(at)));
-                    let behind = self.target.behind(&lease);
-                    let timing =
-                        Timing::of((checkout, connect, request, first_byte, behind, reply.bytes));
-                    return (Ok(timing), t2);
+                    let spent = (checkout, connect, request);
+                    return (Ok(self.answered(&lease, spent, t2, reply.bytes)), t2);
                 }
                 Some(Err(e)) => {
-                    if e.broken {
-                        lease.mark_broken();
-                    }
-                    let resend = e.unsent && attempt + 1 < SENDS;
-                    self.idle.failed(idle, &e, resend);
-                    if resend {
-                        self.resent.fetch_add(1, Relaxed);
-                    } else {
-                        let fault = Fault::from(e);
+                    if let Some(fault) = self.send_failed(&mut lease, e, idle, attempt) {
                         return (Err(fault), t2);
                     }
                 }
@@ -247,4 +225,59 @@ impl<T: Target> Shared<T> {
         }
         (Err(ErrorKind::Reset.into()), t0)
     }
+
+    /// The timing of an answered request from its sends' times (`spent`), the last ending at `t2`.
+    #[inline]
+    fn answered(
+        &self,
+        lease: &Checked<T>,
+        (checkout, connect, request): (Duration, Option<Duration>, Duration),
+        t2: Instant,
+        bytes: u64,
+    ) -> Timing {
+        // The request's time less the answer's first to last
+        // byte: earlier sends of it count before its first byte.
+        let first_byte = self
+            .target
+            .first_byte(lease)
+            .map(|at| request.saturating_sub(t2.saturating_duration_since(at)));
+        let behind = self.target.behind(lease);
+        Timing::of((checkout, connect, request, first_byte, behind, bytes))
+    }
+
+    /// After a failed send: `None` to send it again on another connection, else its fault.
+    #[inline]
+    fn send_failed(
+        &self,
+        lease: &mut Checked<T>,
+        e: RequestError,
+        idle: Option<Duration>,
+        attempt: usize,
+    ) -> Option<Fault> {
+        if e.broken {
+            lease.mark_broken();
+        }
+        let resend = e.unsent && attempt + 1 < SENDS;
+        self.idle.failed(idle, &e, resend);
+        if resend {
+            self.resent.fetch_add(1, Relaxed);
+            None
+        } else {
+            Some(Fault::from(e))
+        }
+    }
+}
+
+/// The checkout's part of `waited`: less any connect the lease made (added to `connect`).
+#[inline]
+fn waited_for_checkout<T: Target>(
+    lease: &mut Checked<T>,
+    waited: Duration,
+    connect: &mut Option<Duration>,
+) -> Duration {
+    let opened = lease.take_connect_time();
+    if let Some(c) = opened {
+        *connect.get_or_insert(Duration::ZERO) += c;
+    }
+    waited.saturating_sub(opened.unwrap_or_default())
 }

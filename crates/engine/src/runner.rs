@@ -57,8 +57,40 @@ pub fn run(
 ) -> Result<RunResult, EngineError> {
     let whole = plan;
     plan.validate()?;
-    // A shard runs its share of every cell of the whole plan.
-    let (cells, exec, stamp) = match plan.shard {
+    let (cells, exec, stamp) = share_of(plan)?;
+    let slots = StartSlots::of(plan);
+    let plan = &exec;
+    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let ready = prepare(plan)?;
+    let mut results = Vec::with_capacity(cells.len());
+    for (i, cell) in cells.iter().enumerate() {
+        if crate::interrupt::requested().is_some() {
+            break;
+        }
+        events.cell_started(i, cells.len(), cell);
+        let live = events.live();
+        if let Some(live) = live {
+            live.cell_started(cell, plan.shard.map(|s| s.index));
+        }
+        let runs = ready.runs_of(*cell, plan, counters, slots, i * plan.reps, live)?;
+        if let Some(live) = live {
+            live.cell_finished();
+        }
+        let result = cell_result(*cell, plan, runs);
+        events.cell_finished(i, cells.len(), &result);
+        results.push(result);
+    }
+    let pipeline = ready.pipeline;
+    drop(ready.load_threads);
+    drop(ready.runtime);
+    Ok(run_result(
+        whole, plan, started_at, results, pipeline, stamp,
+    ))
+}
+
+/// The cells this process runs (a shard's share), the plan it runs them under, its stamp.
+fn share_of(plan: &Plan) -> Result<(Vec<CellSpec>, Plan, Option<ShardStamp>), PlanError> {
+    Ok(match plan.shard {
         Some(shard) => {
             let (cells, notes) = shard.split(plan).map_err(PlanError::from)?;
             let stamp = ShardStamp {
@@ -70,46 +102,19 @@ pub fn run(
             (cells, shard.plan(plan), Some(stamp))
         }
         None => (plan.cells(), plan.clone(), None),
-    };
-    let slots = StartSlots::of(plan);
-    let plan = &exec;
-    let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
-    let ready = prepare(plan)?;
-    let slot_at = |k: usize| slots.map(|s| s.at(k));
-    let mut results = Vec::with_capacity(cells.len());
-    for (i, cell) in cells.iter().enumerate() {
-        if crate::interrupt::requested().is_some() {
-            break;
-        }
-        events.cell_started(i, cells.len(), cell);
-        let live = events.live();
-        if let Some(live) = live {
-            live.cell_started(cell, plan.shard.map(|s| s.index));
-        }
-        let mut runs = Vec::with_capacity(plan.reps);
-        for rep in 0..plan.reps {
-            if crate::interrupt::requested().is_some() && !runs.is_empty() {
-                break;
-            }
-            let slot = slot_at(i * plan.reps + rep);
-            let run = ready.run_once(*cell, plan, counters, slot, live);
-            if let (Err(_), Some(live)) = (&run, live) {
-                live.run_abandoned();
-                live.cell_finished();
-            }
-            runs.push(run?);
-        }
-        if let Some(live) = live {
-            live.cell_finished();
-        }
-        let result = cell_result(*cell, plan, runs);
-        events.cell_finished(i, cells.len(), &result);
-        results.push(result);
-    }
-    let pipeline = ready.pipeline;
-    drop(ready.load_threads);
-    drop(ready.runtime);
-    Ok(RunResult {
+    })
+}
+
+/// The run's result: the `cells` measured under `plan`, part of `whole`.
+fn run_result(
+    whole: &Plan,
+    plan: &Plan,
+    started_at: String,
+    cells: Vec<CellResult>,
+    pipeline: Option<PipelineProbe>,
+    stamp: Option<ShardStamp>,
+) -> RunResult {
+    RunResult {
         schema_version: SCHEMA_VERSION,
         target: plan.target.redacted(),
         machine: Machine::current(),
@@ -117,7 +122,7 @@ pub fn run(
         server: None,
         started_at,
         interrupted: crate::interrupt::requested().map(signal_name),
-        cells: results,
+        cells,
         findings: Vec::new(),
         recommendation: None,
         reason: None,
@@ -125,7 +130,7 @@ pub fn run(
         pipeline,
         shard: stamp,
         merged_shards: None,
-    })
+    }
 }
 
 /// A target opened and reached, on the engine's runtime.
@@ -221,6 +226,32 @@ async fn preflight(target: &AnyTarget) -> Result<(), String> {
 }
 
 impl Ready {
+    /// The runs of `cell`, one per rep (after the first, a stop ends them; a failure, the run).
+    fn runs_of(
+        &self,
+        cell: CellSpec,
+        plan: &Plan,
+        counters: Option<&dyn CounterReader>,
+        slots: Option<StartSlots>,
+        first: usize,
+        live: Option<&Live>,
+    ) -> Result<Vec<(CellOutcome, Option<ServerCounters>)>, EngineError> {
+        let mut runs = Vec::with_capacity(plan.reps);
+        for rep in 0..plan.reps {
+            if crate::interrupt::requested().is_some() && !runs.is_empty() {
+                break;
+            }
+            let slot = slots.map(|s| s.at(first + rep));
+            let run = self.run_once(cell, plan, counters, slot, live);
+            if let (Err(_), Some(live)) = (&run, live) {
+                live.run_abandoned();
+                live.cell_finished();
+            }
+            runs.push(run?);
+        }
+        Ok(runs)
+    }
+
     /// One run of `cell`, with the server's counters over it where read.
     fn run_once(
         &self,

@@ -2,7 +2,7 @@
 //! saw, the findings with their settings, the expectations; as text, a
 //! self-contained HTML page, and JUnit (a case per expectation).
 use crate::junit::{JunitCase, JunitSuite};
-use poolbench_model::ClientCheck;
+use poolbench_model::{ClientCheck, ClientWatch};
 use std::fmt::Write;
 
 /// The verdict in one sentence.
@@ -30,7 +30,6 @@ pub fn client_verdict(c: &ClientCheck) -> String {
 /// The rows of what was seen: (label, value).
 fn seen(c: &ClientCheck) -> Vec<(&'static str, String)> {
     let w = &c.watch;
-    let by = &w.ended_by;
     let mut rows = vec![
         ("requests", w.requests.to_string()),
         (
@@ -42,25 +41,40 @@ fn seen(c: &ClientCheck) -> Vec<(&'static str, String)> {
         ),
         (
             "connections open",
-            format!("at most {}, {:.1} on average", w.connections_peak, w.connections_mean),
+            format!(
+                "at most {}, {:.1} on average",
+                w.connections_peak, w.connections_mean
+            ),
         ),
-        (
-            "requests in flight",
-            match w.busy_s > 0.0 {
-                true => format!(
-                    "at most {}, {:.1} on average while busy; {} held {:.0}% of the busy time ({:.1} s)",
-                    w.in_flight_peak,
-                    w.in_flight_mean,
-                    w.in_flight_mode,
-                    100.0 * w.in_flight_mode_share,
-                    w.busy_s
-                ),
-                false => format!(
-                    "at most {} (each request too brief for the 5 ms samples)",
-                    w.in_flight_peak
-                ),
-            },
+        ("requests in flight", in_flight(w)),
+    ];
+    rows.extend(connection_lives(w));
+    rows.extend(protocols(w));
+    rows
+}
+
+/// The requests in flight, as the samples caught them while busy.
+fn in_flight(w: &ClientWatch) -> String {
+    match w.busy_s > 0.0 {
+        true => format!(
+            "at most {}, {:.1} on average while busy; {} held {:.0}% of the busy time ({:.1} s)",
+            w.in_flight_peak,
+            w.in_flight_mean,
+            w.in_flight_mode,
+            100.0 * w.in_flight_mode_share,
+            w.busy_s
         ),
+        false => format!(
+            "at most {} (each request too brief for the 5 ms samples)",
+            w.in_flight_peak
+        ),
+    }
+}
+
+/// The rows of how long connections lived, what ended them, how long they sat idle.
+fn connection_lives(w: &ClientWatch) -> [(&'static str, String); 3] {
+    let by = &w.ended_by;
+    [
         (
             "connection life",
             format!(
@@ -84,7 +98,12 @@ fn seen(c: &ClientCheck) -> Vec<(&'static str, String)> {
                     .map_or("off".into(), |k| format!("{k:.1} s"))
             ),
         ),
-    ];
+    ]
+}
+
+/// The rows of HTTP/2, gRPC and TLS, where the client used them.
+fn protocols(w: &ClientWatch) -> Vec<(&'static str, String)> {
+    let mut rows = Vec::new();
     if w.h2_connections > 0 {
         rows.push((
             "HTTP/2",

@@ -12,6 +12,39 @@ use std::fmt::Write;
 /// The whole tune result as one HTML page.
 pub fn render_tune_html(r: &TuneResult) -> String {
     let mut h = String::new();
+    head(&mut h, r);
+    let class = if r.recommendation.is_some() {
+        "rec"
+    } else {
+        "norec"
+    };
+    let _ = writeln!(
+        h,
+        "<p class=\"{class}\" id=\"answer\"><b>{}</b></p>",
+        esc(&tune_answer(r))
+    );
+    answer_sections(&mut h, r);
+    h.push_str(&crate::fleet::fleet_html(r));
+    crate::tune_fleet::html(&mut h, r);
+    capacity_charts(&mut h, r);
+    points_table(&mut h, r);
+    findings(&mut h, r);
+    if let Some(why) = &r.stopped_early {
+        let _ = writeln!(
+            h,
+            "<p class=\"norec\">The search stopped early: {}</p>",
+            esc(why)
+        );
+    }
+    if let Some(line) = crate::tune_text::threads_line(r) {
+        let _ = writeln!(h, "<p>{}</p>", esc(&line));
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+/// The page's head and title line: target, machine, points and time.
+fn head(h: &mut String, r: &TuneResult) {
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -30,37 +63,32 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         r.elapsed_s,
         r.budget_s
     );
-    let class = if r.recommendation.is_some() {
-        "rec"
-    } else {
-        "norec"
-    };
-    let _ = writeln!(
-        h,
-        "<p class=\"{class}\" id=\"answer\"><b>{}</b></p>",
-        esc(&tune_answer(r))
-    );
-    answer_sections(&mut h, r);
-    h.push_str(&crate::fleet::fleet_html(r));
-    crate::tune_fleet::html(&mut h, r);
+}
+
+/// The capacity curves (throughput and p99), where there are capacity levels.
+fn capacity_charts(h: &mut String, r: &TuneResult) {
     let levels = capacity_points(&r.points);
-    if !levels.is_empty() {
-        h.push_str("<h2>The service's capacity</h2><div class=\"charts\">");
-        h.push_str(&curve(
-            r,
-            &levels,
-            "throughput (req/s) against requests in flight",
-            |p| p.throughput_rps,
-        ));
-        h.push_str(&curve(
-            r,
-            &levels,
-            "p99 (ms) against requests in flight",
-            |p| p.p99_us / 1000.0,
-        ));
-        h.push_str("</div>\n");
+    if levels.is_empty() {
+        return;
     }
-    points_table(&mut h, r);
+    h.push_str("<h2>The service's capacity</h2><div class=\"charts\">");
+    h.push_str(&curve(
+        r,
+        &levels,
+        "throughput (req/s) against requests in flight",
+        |p| p.throughput_rps,
+    ));
+    h.push_str(&curve(
+        r,
+        &levels,
+        "p99 (ms) against requests in flight",
+        |p| p.p99_us / 1000.0,
+    ));
+    h.push_str("</div>\n");
+}
+
+/// Each finding with its evidence.
+fn findings(h: &mut String, r: &TuneResult) {
     for f in &r.findings {
         let _ = write!(
             h,
@@ -73,18 +101,6 @@ pub fn render_tune_html(r: &TuneResult) -> String {
         }
         h.push_str("</ul>");
     }
-    if let Some(why) = &r.stopped_early {
-        let _ = writeln!(
-            h,
-            "<p class=\"norec\">The search stopped early: {}</p>",
-            esc(why)
-        );
-    }
-    if let Some(line) = crate::tune_text::threads_line(r) {
-        let _ = writeln!(h, "<p>{}</p>", esc(&line));
-    }
-    h.push_str("</body></html>\n");
-    h
 }
 
 /// How to set the answer, and what the search saw.
@@ -139,7 +155,20 @@ fn curve(
         short(ymax / 1.1),
         hgt - bottom
     );
-    // Level labels, none closer than 22 px to the one before.
+    level_labels(&mut s, levels, x, hgt - bottom);
+    knee_and_cliff(&mut s, r, x, hgt - bottom);
+    value_line(&mut s, levels, |p| (x(p.in_flight as f64), y(value(p))));
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">requests in flight</text></svg>",
+        (w + left) / 2.0,
+        hgt - 6.0
+    );
+    s
+}
+
+/// The levels under the x axis (at `base`), none closer than 22 px to the one before.
+fn level_labels(s: &mut String, levels: &[&TunePoint], x: impl Fn(f64) -> f64, base: f64) {
     let mut last = f64::NEG_INFINITY;
     for p in levels {
         let xp = x(p.in_flight as f64);
@@ -150,10 +179,14 @@ fn curve(
         let _ = write!(
             s,
             "<text x=\"{xp:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            hgt - bottom + 16.0,
+            base + 16.0,
             p.in_flight
         );
     }
+}
+
+/// The knee (unless still rising) and the cliff, as dashed vertical marks.
+fn knee_and_cliff(s: &mut String, r: &TuneResult, x: impl Fn(f64) -> f64, base: f64) {
     let c = &r.capacity;
     for (at, label, colour) in [
         (
@@ -165,12 +198,19 @@ fn curve(
     ] {
         if let Some(n) = at {
             let xn = x(n as f64);
-            let _ = write!(s, "<line x1=\"{xn:.1}\" y1=\"30\" x2=\"{xn:.1}\" y2=\"{}\" stroke=\"{colour}\" stroke-dasharray=\"4 3\"/><text x=\"{:.1}\" y=\"28\" fill=\"{colour}\">{label} {n}</text>", hgt - bottom, xn + 3.0);
+            let _ = write!(s, "<line x1=\"{xn:.1}\" y1=\"30\" x2=\"{xn:.1}\" y2=\"{}\" stroke=\"{colour}\" stroke-dasharray=\"4 3\"/><text x=\"{:.1}\" y=\"28\" fill=\"{colour}\">{label} {n}</text>", base, xn + 3.0);
         }
     }
+}
+
+/// The levels' values as a line with a dot on each (`at`: a point's place).
+fn value_line(s: &mut String, levels: &[&TunePoint], at: impl Fn(&TunePoint) -> (f64, f64)) {
     let pts: Vec<String> = levels
         .iter()
-        .map(|p| format!("{:.1},{:.1}", x(p.in_flight as f64), y(value(p))))
+        .map(|p| {
+            let (x, y) = at(p);
+            format!("{x:.1},{y:.1}")
+        })
         .collect();
     let _ = write!(
         s,
@@ -178,20 +218,12 @@ fn curve(
         pts.join(" ")
     );
     for p in levels {
+        let (x, y) = at(p);
         let _ = write!(
             s,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"#0969da\"/>",
-            x(p.in_flight as f64),
-            y(value(p))
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"#0969da\"/>"
         );
     }
-    let _ = write!(
-        s,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">requests in flight</text></svg>",
-        (w + left) / 2.0,
-        hgt - 6.0
-    );
-    s
 }
 
 fn points_table(h: &mut String, r: &TuneResult) {

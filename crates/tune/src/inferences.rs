@@ -23,80 +23,110 @@ fn say(id: InferenceId, text: String, evidence: String) -> Inference {
 /// Every conclusion the capacity, the points and the findings support.
 pub fn inferences(cap: &Capacity, points: &[TunePoint], findings: &[Finding]) -> Vec<Inference> {
     let levels = capacity_points(points);
-    let at = |n: usize| levels.iter().find(|p| p.in_flight == n);
     let mut out = Vec::new();
-    if let (Some(n), Some(s)) = (cap.serves_at_once, cap.service_time_us) {
-        let top = levels.last().map_or(0, |p| p.in_flight);
-        out.push(say(
-            InferenceId::ServesAtOnce,
-            format!("the service serves about {n} at a time"),
-            format!(
-                "throughput stops growing at {} in flight ({} req/s) while latency grows with every request added ({} alone, {} at {top} in flight): N ≈ X × S = {} × {} ≈ {n} (Little's law)",
-                cap.knee_in_flight.unwrap_or(n), rps(cap.max_rps), ms(s),
-                ms(at(top).map_or(0.0, |p| p.mean_us)), rps(cap.max_rps), ms(s)
-            ),
-        ));
-    }
-    if let (Some(n), Some(why)) = (cap.cliff_in_flight, cap.cliff_reason.as_deref()) {
-        let below = levels.iter().rev().find(|p| p.in_flight < n);
-        let verb = match cap.cliff_kind {
-            Some(CliffKind::Freezes) => "freezes",
-            Some(CliffKind::Fails) | None => "fails",
-        };
-        let text = match below {
-            Some(b) if close_enough(b.in_flight, n) => format!(
-                "the service {verb} with more than {} in flight",
-                b.in_flight
-            ),
-            // Not narrowed: say only what was measured.
-            Some(b) => format!(
-                "the service {verb} at {n} in flight, not at {} (the search did not narrow it further)",
-                b.in_flight
-            ),
-            None => format!("the service {verb} even with {n} in flight"),
-        };
-        let before = below.map_or(String::new(), |b| {
-            format!(
-                "; at {} in flight: {} req/s, {:.1}% errors",
-                b.in_flight,
-                rps(b.throughput_rps),
-                b.error_rate * 100.0
-            )
-        });
-        out.push(say(
-            InferenceId::Cliff,
-            text,
-            format!("at {n} in flight: {why}{before}"),
-        ));
-    }
-    if let (Some(n), Some(peak)) = (cap.retrograde_from, at(cap.max_rps_in_flight)) {
-        let fell = at(n).map_or(0.0, |p| p.throughput_rps);
-        out.push(say(
-            InferenceId::Retrograde,
-            format!("throughput falls past {} in flight", peak.in_flight),
-            format!(
-                "{} req/s at {} in flight, {} at {n} without errors: more requests at once make the service slower (contention, a blocked event loop)",
-                rps(peak.throughput_rps), peak.in_flight, rps(fell)
-            ),
-        ));
-    }
-    if let (Some(n), Some(p)) = (cap.slo_in_flight, cap.slo_in_flight.and_then(at)) {
-        out.push(say(
-            InferenceId::SloCrossing,
-            format!("p99 crosses the SLO at {n} in flight"),
-            format!("p99 {} at {n} in flight", ms(p.p99_us)),
-        ));
-    }
+    out.extend(serves_at_once(cap, &levels));
+    out.extend(cliff(cap, &levels));
+    out.extend(retrograde(cap, &levels));
+    out.extend(slo_crossing(cap, &levels));
     out.extend(pool_bound(points, cap));
     out.extend(streams(points));
-    for f in findings.iter().filter(|f| f.id == Id::DelayedAck) {
-        out.push(say(
+    out.extend(delayed_acks(findings));
+    out
+}
+
+/// The capacity point measured at `n` in flight, if any.
+fn at<'a>(levels: &[&'a TunePoint], n: usize) -> Option<&'a TunePoint> {
+    levels.iter().find(|p| p.in_flight == n).copied()
+}
+
+/// How many requests the service serves at a time, by Little's law.
+fn serves_at_once(cap: &Capacity, levels: &[&TunePoint]) -> Option<Inference> {
+    let (n, s) = (cap.serves_at_once?, cap.service_time_us?);
+    let top = levels.last().map_or(0, |p| p.in_flight);
+    Some(say(
+        InferenceId::ServesAtOnce,
+        format!("the service serves about {n} at a time"),
+        format!(
+            "throughput stops growing at {} in flight ({} req/s) while latency grows with every request added ({} alone, {} at {top} in flight): N ≈ X × S = {} × {} ≈ {n} (Little's law)",
+            cap.knee_in_flight.unwrap_or(n), rps(cap.max_rps), ms(s),
+            ms(at(levels, top).map_or(0.0, |p| p.mean_us)), rps(cap.max_rps), ms(s)
+        ),
+    ))
+}
+
+/// Where the service fails or freezes, with how it did just below.
+fn cliff(cap: &Capacity, levels: &[&TunePoint]) -> Option<Inference> {
+    let (n, why) = (cap.cliff_in_flight?, cap.cliff_reason.as_deref()?);
+    let below = levels.iter().rev().find(|p| p.in_flight < n);
+    let before = below.map_or(String::new(), |b| {
+        format!(
+            "; at {} in flight: {} req/s, {:.1}% errors",
+            b.in_flight,
+            rps(b.throughput_rps),
+            b.error_rate * 100.0
+        )
+    });
+    Some(say(
+        InferenceId::Cliff,
+        cliff_text(cap.cliff_kind, n, below.copied()),
+        format!("at {n} in flight: {why}{before}"),
+    ))
+}
+
+/// The cliff at `n` in words, as narrowly as the search placed it above `below`.
+fn cliff_text(kind: Option<CliffKind>, n: usize, below: Option<&TunePoint>) -> String {
+    let verb = match kind {
+        Some(CliffKind::Freezes) => "freezes",
+        Some(CliffKind::Fails) | None => "fails",
+    };
+    match below {
+        Some(b) if close_enough(b.in_flight, n) => format!(
+            "the service {verb} with more than {} in flight",
+            b.in_flight
+        ),
+        // Not narrowed: say only what was measured.
+        Some(b) => format!(
+            "the service {verb} at {n} in flight, not at {} (the search did not narrow it further)",
+            b.in_flight
+        ),
+        None => format!("the service {verb} even with {n} in flight"),
+    }
+}
+
+/// Throughput falling, without errors, past its peak.
+fn retrograde(cap: &Capacity, levels: &[&TunePoint]) -> Option<Inference> {
+    let (n, peak) = (cap.retrograde_from?, at(levels, cap.max_rps_in_flight)?);
+    let fell = at(levels, n).map_or(0.0, |p| p.throughput_rps);
+    Some(say(
+        InferenceId::Retrograde,
+        format!("throughput falls past {} in flight", peak.in_flight),
+        format!(
+            "{} req/s at {} in flight, {} at {n} without errors: more requests at once make the service slower (contention, a blocked event loop)",
+            rps(peak.throughput_rps), peak.in_flight, rps(fell)
+        ),
+    ))
+}
+
+/// Where p99 crosses the SLO, with the p99 measured there.
+fn slo_crossing(cap: &Capacity, levels: &[&TunePoint]) -> Option<Inference> {
+    let n = cap.slo_in_flight?;
+    let p = at(levels, n)?;
+    Some(say(
+        InferenceId::SloCrossing,
+        format!("p99 crosses the SLO at {n} in flight"),
+        format!("p99 {} at {n} in flight", ms(p.p99_us)),
+    ))
+}
+
+/// Latency from delayed ACKs (the findings' evidence): not the service's.
+fn delayed_acks(findings: &[Finding]) -> impl Iterator<Item = Inference> + '_ {
+    findings.iter().filter(|f| f.id == Id::DelayedAck).map(|f| {
+        say(
             InferenceId::DelayedAck,
             "the answer waits for our acknowledgement (the server's Nagle meets the client's delayed ACK): the latency is not the service's".to_string(),
             f.evidence.first().cloned().unwrap_or_default(),
-        ));
-    }
-    out
+        )
+    })
 }
 
 /// The server's limit on streams per connection, where a multiplexed

@@ -14,36 +14,14 @@ const BATCH_BUCKETS: usize = 2;
 pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> TunePoint {
     let first = &runs[0];
     let requests: u64 = runs.iter().map(|c| c.requests).sum();
-    let ok: u64 = runs.iter().map(|c| c.ok).sum();
     let errors: u64 = runs.iter().map(|c| c.errors.total).sum();
     let duration_s: f64 = runs.iter().map(|c| c.duration_s).sum();
-    let mut by_kind = std::collections::BTreeMap::new();
-    for c in runs {
-        for (k, n) in &c.errors.by_kind {
-            *by_kind.entry(k.clone()).or_insert(0) += n;
-        }
-    }
+    let by_kind = errors_by_kind(runs);
     let latency = merged_latency(runs);
-    let counted = match duration_s > 0.0 {
-        true => ok as f64 / duration_s,
-        false => 0.0,
-    };
-    let stalled_s = match requests {
-        // Nothing completed: stalled for the whole window, never a clean zero.
-        0 => duration_s,
-        _ => runs.iter().map(longest_stall).fold(0.0, f64::max),
-    };
+    let stalled_s = stalled_seconds(runs, requests, duration_s);
     // A gap shorter than two answers' time is waiting for an answer.
     let clean = errors == 0 && stalled_s < 2.0 * latency.mean / 1e6 && rate.is_none();
-    let little = clean
-        .then(|| by_latency(first.concurrency, &latency, duration_s / runs.len() as f64))
-        .flatten()
-        // Every worker cycling: the count agrees, within a window's grain.
-        .filter(|(x, _)| (0.6 * x..=1.5 * x).contains(&counted));
-    let (throughput, ci95) = match little {
-        Some(x) => x,
-        None => (counted, throughput_ci95(runs)),
-    };
+    let (throughput, ci95, from_latency) = throughput_of(runs, &latency, duration_s, clean);
     let wait: f64 = weighted(runs, |c| c.checkout_wait_us.mean);
     TunePoint {
         phase,
@@ -65,7 +43,7 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
         errors_by_kind: by_kind,
         throughput_rps: throughput,
         throughput_ci95: ci95,
-        throughput_from_latency: little.is_some(),
+        throughput_from_latency: from_latency,
         p50_us: latency.p50,
         p99_us: latency.p99,
         mean_us: latency.mean,
@@ -75,10 +53,7 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
         },
         stalled_s,
         achieved_in_flight: weighted(runs, |c| c.achieved_concurrency),
-        generator_cpu: runs
-            .iter()
-            .filter_map(|c| c.generator_cpu)
-            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
+        generator_cpu: generator_cpu(runs),
         checkout_wait_p999_us: wait_p999_us(runs),
         hiccup_p99_us: runs
             .iter()
@@ -86,6 +61,56 @@ pub fn point_of(phase: TunePhase, rate: Option<f64>, runs: &[CellResult]) -> Tun
             .fold(0.0, f64::max),
         streams_allowed: runs.iter().filter_map(|c| c.pool.stream_limit()).min(),
     }
+}
+
+/// The errors of every run, counted by kind.
+fn errors_by_kind(runs: &[CellResult]) -> std::collections::BTreeMap<String, u64> {
+    let mut by_kind = std::collections::BTreeMap::new();
+    for c in runs {
+        for (k, n) in &c.errors.by_kind {
+            *by_kind.entry(k.clone()).or_insert(0) += n;
+        }
+    }
+    by_kind
+}
+
+/// The longest stall over the runs, seconds (the whole window if nothing completed).
+fn stalled_seconds(runs: &[CellResult], requests: u64, duration_s: f64) -> f64 {
+    match requests {
+        // Nothing completed: stalled for the whole window, never a clean zero.
+        0 => duration_s,
+        _ => runs.iter().map(longest_stall).fold(0.0, f64::max),
+    }
+}
+
+/// Throughput, its interval, and whether Little's law gave them (a `clean` run).
+fn throughput_of(
+    runs: &[CellResult],
+    latency: &Summary,
+    duration_s: f64,
+    clean: bool,
+) -> (f64, Option<f64>, bool) {
+    let ok: u64 = runs.iter().map(|c| c.ok).sum();
+    let counted = match duration_s > 0.0 {
+        true => ok as f64 / duration_s,
+        false => 0.0,
+    };
+    let little = clean
+        .then(|| by_latency(runs[0].concurrency, latency, duration_s / runs.len() as f64))
+        .flatten()
+        // Every worker cycling: the count agrees, within a window's grain.
+        .filter(|(x, _)| (0.6 * x..=1.5 * x).contains(&counted));
+    match little {
+        Some((x, ci95)) => (x, ci95, true),
+        None => (counted, throughput_ci95(runs), false),
+    }
+}
+
+/// The generator's highest CPU share over the runs that measured it.
+fn generator_cpu(runs: &[CellResult]) -> Option<f64> {
+    runs.iter()
+        .filter_map(|c| c.generator_cpu)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
 }
 
 /// Services slower than this (mean latency) against a run's window are
