@@ -3,8 +3,8 @@ use crate::http_counters::HttpCounters;
 use crate::progress::Progress;
 use crate::Failure;
 use poolbench_engine::{CounterReader, EngineError};
-use poolbench_model::StrategySpec;
 use poolbench_model::{Arrival, LoadModel, Plan, ServerCounters};
+use poolbench_model::{Scheme, StrategySpec};
 use poolbench_server::{Counters, DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::TargetSpec;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -87,7 +87,11 @@ pub(crate) fn execute(
         None if plan.shard.is_some() => None,
         // A poolbench server elsewhere (e.g. service mode, or its gRPC
         // listener) shows its counters over HTTP/1.1.
-        None if matches!(plan.target.scheme.as_str(), "http" | "h2c" | "grpc") => {
+        None if matches!(
+            plan.target.protocol(),
+            Scheme::Http | Scheme::H2c | Scheme::Grpc
+        ) =>
+        {
             poolbench_targets::resolve(&plan.target)
                 .ok()
                 .and_then(|addr| HttpCounters::connect(addr, &plan.target.authority))

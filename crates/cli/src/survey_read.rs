@@ -12,10 +12,7 @@ pub(crate) fn read(
     options: &TargetOptions,
     connect_timeout: Duration,
 ) -> Result<Option<Survey>, Failure> {
-    if !matches!(
-        spec.scheme.as_str(),
-        "postgres" | "postgresql" | "mysql" | "mariadb" | "redis" | "rediss"
-    ) {
+    if !spec.protocol().has_survey() {
         return Ok(None);
     }
     let unreachable =

@@ -5,7 +5,7 @@ use crate::tune_args::{TuneArgs, TuneFormat};
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
 use poolbench_model::StrategySpec;
-use poolbench_model::{Family, LoadModel, Plan, TuneLoad, TuneResult};
+use poolbench_model::{Family, LoadModel, Plan, Scheme, TuneLoad, TuneResult};
 use poolbench_server::{DelaySpec, EmbeddedServer, ServerConfig};
 use poolbench_targets::{HttpVersion, TargetSpec};
 use poolbench_tune::{Probes, Searcher, Setup, WallClock};
@@ -149,8 +149,10 @@ fn client_load(a: &TuneArgs) -> Result<TuneLoad, Failure> {
 /// The strategy families to search: as asked, or the protocol's default.
 fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
     if a.strategy.is_empty() {
-        let h2 = matches!(target.scheme.as_str(), "h2c" | "grpc" | "grpcs")
-            || (target.scheme == "https" && a.request.http2);
+        let h2 = matches!(
+            target.protocol(),
+            Scheme::H2c | Scheme::Grpc | Scheme::Grpcs
+        ) || (target.protocol() == Scheme::Https && a.request.http2);
         let defaults = match h2 {
             true => [Family::Shared, Family::RoundRobin].as_slice(),
             false => &[Family::Pool],

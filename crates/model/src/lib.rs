@@ -30,6 +30,7 @@ mod plan;
 mod ramp;
 mod result;
 mod sample;
+mod scheme;
 mod server_counters;
 mod shard;
 mod slo;
@@ -76,6 +77,7 @@ pub use result::{
     SCHEMA_VERSION,
 };
 pub use sample::Sample;
+pub use scheme::Scheme;
 pub use server_counters::{DbPoolCounters, ServerCounters};
 pub use shard::{Shard, ShardStamp, SplitError};
 pub use slo::Slo;
@@ -84,7 +86,7 @@ pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};
 pub use stats::mean_ci95;
 pub use strategy::{Library, RunBy, StrategySpec};
-pub use target::{TargetSpec, SCHEMES};
+pub use target::TargetSpec;
 pub use target_options::{
     GrpcOptions, HttpRequestOptions, HttpVersion, QueryMode, TargetOptions, TlsResume,
 };

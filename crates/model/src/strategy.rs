@@ -134,11 +134,11 @@ impl StrategySpec {
         self.pool().is_none()
     }
 
-    /// The schemes of the targets a protocol client's own pool
+    /// The protocol whose targets a protocol client's own pool
     /// (`mysql-async:N`) runs on.
-    pub fn client_schemes(&self) -> Option<&'static [&'static str]> {
+    pub fn client_protocol(&self) -> Option<crate::Scheme> {
         match self {
-            StrategySpec::MysqlAsync(_) => Some(&["mysql", "mariadb"]),
+            StrategySpec::MysqlAsync(_) => Some(crate::Scheme::Mysql),
             _ => None,
         }
     }

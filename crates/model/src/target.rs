@@ -10,7 +10,8 @@ use std::net::SocketAddr;
 pub struct TargetSpec {
     /// The URL as given.
     pub url: String,
-    /// One of [`SCHEMES`].
+    /// As written in the URL: one of [`crate::Scheme::WRITTEN`]
+    /// ([`TargetSpec::protocol`] reads it).
     pub scheme: String,
     /// Host and port as written, sent as the Host header.
     pub authority: String,
@@ -18,22 +19,13 @@ pub struct TargetSpec {
     pub path: String,
 }
 
-/// The schemes poolbench drives, with the port each implies.
-pub const SCHEMES: &[(&str, u16)] = &[
-    ("http", 80),
-    ("h2c", 80),
-    ("https", 443),
-    ("grpc", 80),
-    ("grpcs", 443),
-    ("postgres", 5432),
-    ("postgresql", 5432),
-    ("mysql", 3306),
-    ("mariadb", 3306),
-    ("redis", 6379),
-    ("rediss", 6379),
-];
-
 impl TargetSpec {
+    /// The protocol, from the scheme as written (a parsed target's
+    /// is always one of [`crate::Scheme::WRITTEN`]; `http` otherwise).
+    pub fn protocol(&self) -> crate::Scheme {
+        crate::Scheme::of(&self.scheme).unwrap_or(crate::Scheme::Http)
+    }
+
     /// An `http://` target at a socket address.
     pub fn http(addr: SocketAddr, path: &str) -> TargetSpec {
         TargetSpec {

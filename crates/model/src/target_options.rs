@@ -144,7 +144,7 @@ impl TargetOptions {
     /// Record the query mode a `postgres://` target runs with (its
     /// default when none was given), so the result says which it was.
     pub fn fill_query_mode(&mut self, scheme: &str) {
-        if matches!(scheme, "postgres" | "postgresql") {
+        if crate::Scheme::of(scheme) == Some(crate::Scheme::Postgres) {
             self.query_mode.get_or_insert(QueryMode::Prepared);
         }
     }

@@ -161,9 +161,11 @@ impl Plan {
 
     /// Request options only where the target's protocol takes them.
     fn check_protocol_options(&self) -> Result<(), PlanError> {
+        use crate::Scheme;
         let scheme = self.target.scheme.clone();
-        let http = matches!(scheme.as_str(), "http" | "h2c" | "https");
-        let grpc = matches!(scheme.as_str(), "grpc" | "grpcs");
+        let protocol = self.target.protocol();
+        let http = matches!(protocol, Scheme::Http | Scheme::H2c | Scheme::Https);
+        let grpc = protocol.is_grpc();
         let h = &self.target_options.http;
         if grpc {
             let metadata_only = HttpRequestOptions {
@@ -177,17 +179,14 @@ impl Plan {
         } else if !http && *h != Default::default() {
             return Err(PlanError::HttpOptions(scheme));
         }
-        if self.target_options.h2_crate && scheme != "h2c" {
+        if self.target_options.h2_crate && protocol != Scheme::H2c {
             return Err(PlanError::H2Client(scheme));
         }
-        let sql = matches!(
-            scheme.as_str(),
-            "postgres" | "postgresql" | "mysql" | "mariadb"
-        );
+        let sql = protocol.is_sql();
         if !sql && !self.target_options.params.is_empty() {
             return Err(PlanError::PgParams(scheme));
         }
-        let postgres = matches!(scheme.as_str(), "postgres" | "postgresql");
+        let postgres = protocol == Scheme::Postgres;
         if !postgres && self.target_options.query_mode.is_some() {
             return Err(PlanError::QueryMode(scheme));
         }
@@ -196,12 +195,10 @@ impl Plan {
         }
         self.check_sources()?;
         for s in &self.strategies {
-            if s.pipeline_depth().is_some() && scheme != "http" {
+            if s.pipeline_depth().is_some() && protocol != Scheme::Http {
                 return Err(PlanError::PipelineScheme(s.to_string(), scheme));
             }
-            if s.client_schemes()
-                .is_some_and(|ok| !ok.contains(&scheme.as_str()))
-            {
+            if s.client_protocol().is_some_and(|ok| ok != protocol) {
                 return Err(PlanError::ClientPool {
                     strategy: s.kind().to_string(),
                     scheme,
@@ -218,18 +215,8 @@ impl Plan {
             return Ok(());
         }
         let scheme = self.target.scheme.as_str();
-        if !matches!(
-            scheme,
-            "http"
-                | "h2c"
-                | "https"
-                | "grpc"
-                | "grpcs"
-                | "postgres"
-                | "postgresql"
-                | "redis"
-                | "rediss"
-        ) {
+        // mysql_async dials its own connections.
+        if self.target.protocol() == crate::Scheme::Mysql {
             return Err(PlanError::SourceTarget(scheme.to_string()));
         }
         expand_sources(sources)

@@ -11,7 +11,7 @@ use crate::postgres::{PgConnection, PgTarget};
 use crate::redis::{RedisConnection, RedisLoad, RedisTarget};
 use crate::source::Sources;
 use crate::{ErrorKind, Reply, RequestError, Target, TargetError, TargetOptions, TargetSpec};
-use poolbench_model::StrategySpec;
+use poolbench_model::{Scheme, StrategySpec};
 use poolbench_pool::{Connector, PoolConfig};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -83,14 +83,26 @@ impl AnyTarget {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<AnyTarget, TargetError> {
-        match spec.scheme.as_str() {
-            "http" => Http1Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http1),
-            "h2c" => Http2Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http2),
-            "https" => HttpsTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Https),
-            "grpc" | "grpcs" => {
+        let Some(protocol) = Scheme::of(&spec.scheme) else {
+            return Err(TargetError::Scheme {
+                url: spec.url.clone(),
+                scheme: spec.scheme.clone(),
+            });
+        };
+        match protocol {
+            Scheme::Http => {
+                Http1Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http1)
+            }
+            Scheme::H2c => {
+                Http2Target::new(spec, addr, options, connect_timeout).map(AnyTarget::Http2)
+            }
+            Scheme::Https => {
+                HttpsTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Https)
+            }
+            Scheme::Grpc | Scheme::Grpcs => {
                 GrpcTarget::new(spec, addr, options, connect_timeout).map(AnyTarget::Grpc)
             }
-            "postgres" | "postgresql" => PostgresTarget::with_params(
+            Scheme::Postgres => PostgresTarget::with_params(
                 &spec.url,
                 addr,
                 options.query(),
@@ -102,7 +114,7 @@ impl AnyTarget {
             .and_then(PgTarget::new)
             .map(|t| AnyTarget::Postgres(t, options.setup.clone()))
             .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
-            "mysql" | "mariadb" => MysqlTarget::new(
+            Scheme::Mysql => MysqlTarget::new(
                 &spec.url,
                 addr,
                 options.query(),
@@ -115,7 +127,7 @@ impl AnyTarget {
             .map(|t| t.with_tls_resume(options.tls_resume == poolbench_model::TlsResume::On))
             .map(AnyTarget::Mysql)
             .map_err(|e| TargetError::Invalid(spec.redacted(), e)),
-            "redis" | "rediss" => crate::tls::checked_client_files(options)
+            Scheme::Redis | Scheme::Rediss => crate::tls::checked_client_files(options)
                 .and_then(|_| {
                     RedisTarget::with_options(
                         &spec.url,
@@ -127,10 +139,6 @@ impl AnyTarget {
                 })
                 .map(|t| AnyTarget::Redis(RedisLoad::new(t)))
                 .map_err(|e| TargetError::Invalid(spec.url.clone(), e)),
-            other => Err(TargetError::Scheme {
-                url: spec.url.clone(),
-                scheme: other.to_string(),
-            }),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Targets from what the user typed: URLs of the schemes poolbench drives,
 //! PostgreSQL URLs and libpq DSNs (a host that is a socket directory
 //! included), and their addresses.
-use poolbench_model::{TargetSpec, SCHEMES};
+use poolbench_model::{Scheme, TargetSpec};
 use std::net::SocketAddr;
 use thiserror::Error;
 
@@ -26,14 +26,14 @@ pub enum TargetError {
 }
 
 fn expected() -> String {
-    SCHEMES
+    Scheme::WRITTEN
         .iter()
-        .map(|(s, _)| format!("{s}://"))
+        .map(|(s, _, _)| format!("{s}://"))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// `url` as a target: a URL of one of [`SCHEMES`], a PostgreSQL URL or
+/// `url` as a target: a URL of one of [`Scheme::WRITTEN`], a PostgreSQL URL or
 /// libpq keyword DSN (whose host may be a socket directory).
 pub fn parse_target(url: &str) -> Result<TargetSpec, TargetError> {
     let pg_url = url.starts_with("postgres://") || url.starts_with("postgresql://");
@@ -64,7 +64,7 @@ pub fn parse_target(url: &str) -> Result<TargetSpec, TargetError> {
     let scheme = uri
         .scheme_str()
         .ok_or_else(|| invalid("no scheme, e.g. http://"))?;
-    let Some(&(_, default_port)) = SCHEMES.iter().find(|(s, _)| *s == scheme) else {
+    let Some(&(_, _, default_port)) = Scheme::WRITTEN.iter().find(|(s, _, _)| *s == scheme) else {
         return Err(TargetError::Scheme {
             url: url.to_string(),
             scheme: scheme.to_string(),

@@ -1,7 +1,7 @@
 //! How to set a pool of N in the clients people use: one line each, only
 //! settings those libraries have; with the acquire and idle timeouts
 //! where `tune` found them (`settings_with`, values from timeouts.rs).
-use poolbench_model::{ClientSetting, Family, PoolTimeouts};
+use poolbench_model::{ClientSetting, Family, PoolTimeouts, Scheme};
 
 /// What the search's answer means for each client of the target's
 /// protocol (`scheme` as in the URL), for strategy `family` with `n`
@@ -14,12 +14,15 @@ pub fn settings(scheme: &str, family: &str, n: usize) -> Vec<ClientSetting> {
 pub fn settings_with(scheme: &str, family: &str, n: usize, t: &PoolTimeouts) -> Vec<ClientSetting> {
     let multiplexed = Family::of(family).is_some_and(Family::multiplexed);
     let t = Timeouts::of(t);
-    match scheme {
-        "grpc" | "grpcs" => grpc(n, multiplexed),
-        "h2c" => h2(n),
-        "https" if multiplexed => h2(n),
-        "http" | "https" => http1(n, &t),
-        "postgres" | "postgresql" => {
+    let Some(protocol) = Scheme::of(scheme) else {
+        return Vec::new();
+    };
+    match protocol {
+        Scheme::Grpc | Scheme::Grpcs => grpc(n, multiplexed),
+        Scheme::H2c => h2(n),
+        Scheme::Https if multiplexed => h2(n),
+        Scheme::Http | Scheme::Https => http1(n, &t),
+        Scheme::Postgres => {
             let pgx = format!(
                 "pool_max_conns={n}{} in the connection string{}",
                 t.idle_s
@@ -31,9 +34,8 @@ pub fn settings_with(scheme: &str, family: &str, n: usize, t: &PoolTimeouts) -> 
             );
             sql(n, "url", vec![one("pgx (pgxpool)", pgx)], &t)
         }
-        "mysql" | "mariadb" => sql(n, "\"mysql+pymysql://…\"", mysql(n, &t), &t),
-        "redis" | "rediss" => redis(n, &t),
-        _ => Vec::new(),
+        Scheme::Mysql => sql(n, "\"mysql+pymysql://…\"", mysql(n, &t), &t),
+        Scheme::Redis | Scheme::Rediss => redis(n, &t),
     }
 }
 

@@ -68,7 +68,7 @@ impl GrpcTarget {
         options: &TargetOptions,
         connect_timeout: Duration,
     ) -> Result<Self, TargetError> {
-        let secure = spec.scheme == "grpcs";
+        let secure = spec.protocol() == poolbench_model::Scheme::Grpcs;
         let tls = match secure {
             true => Some(TlsClient::for_url(spec, options, &[b"h2"])?),
             false => None,
