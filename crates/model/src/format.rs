@@ -17,6 +17,33 @@ pub fn thousands(x: f64) -> String {
     out
 }
 
+/// A duration given in microseconds, in the unit that reads best
+/// (`850 µs`, `12.3 ms`, `1.25 s`).
+pub fn duration_us(us: f64) -> String {
+    let a = us.abs();
+    if a < 1_000.0 {
+        format!("{us:.0} µs")
+    } else if a < 1_000_000.0 {
+        format!("{:.1} ms", us / 1_000.0)
+    } else {
+        format!("{:.2} s", us / 1_000_000.0)
+    }
+}
+
+/// Microseconds as milliseconds, one decimal, whatever the size (`12.3 ms`):
+/// for evidence lines read side by side.
+pub fn ms(us: f64) -> String {
+    format!("{:.1} ms", us / 1000.0)
+}
+
+/// A rate with thousands separators and one decimal below 100.
+pub fn rate(rps: f64) -> String {
+    if rps < 100.0 {
+        return format!("{rps:.1}");
+    }
+    thousands(rps)
+}
+
 #[cfg(test)]
 mod tests {
     use super::thousands;

@@ -1,22 +1,4 @@
-/// A duration given in microseconds, in the unit that reads best.
-pub fn fmt_duration_us(us: f64) -> String {
-    let a = us.abs();
-    if a < 1_000.0 {
-        format!("{us:.0} µs")
-    } else if a < 1_000_000.0 {
-        format!("{:.1} ms", us / 1_000.0)
-    } else {
-        format!("{:.2} s", us / 1_000_000.0)
-    }
-}
-
-/// A rate with thousands separators and one decimal below 100.
-pub fn fmt_rate(rps: f64) -> String {
-    if rps < 100.0 {
-        return format!("{rps:.1}");
-    }
-    poolbench_model::format::thousands(rps)
-}
+pub use poolbench_model::format::{duration_us as fmt_duration_us, rate as fmt_rate};
 
 /// Text escaped for HTML (element content and quoted attributes).
 pub(crate) fn esc(s: &str) -> String {

@@ -6,13 +6,7 @@ use poolbench_analysis::findings::pool_bound;
 use poolbench_model::findings::Id;
 use poolbench_model::{Capacity, CliffKind, Finding, Inference, InferenceId, TunePhase, TunePoint};
 
-fn ms(us: f64) -> String {
-    match us {
-        us if us >= 100_000.0 => format!("{:.0} ms", us / 1000.0),
-        us if us >= 1000.0 => format!("{:.1} ms", us / 1000.0),
-        us => format!("{us:.0} µs"),
-    }
-}
+use poolbench_model::format::duration_us as ms;
 
 use poolbench_model::format::thousands as rps;
 

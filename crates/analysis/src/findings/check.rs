@@ -48,7 +48,4 @@ impl Run<'_> {
     }
 }
 
-/// Microseconds as milliseconds, one decimal (`12.3 ms`).
-pub(crate) fn ms(us: f64) -> String {
-    format!("{:.1} ms", us / 1000.0)
-}
+pub(crate) use poolbench_model::format::ms;
