@@ -26,7 +26,7 @@ fn idle_close(r: &Value) -> f64 {
 
 /// The settings recommended, as one string (empty without a pick).
 fn settings(r: &Value) -> String {
-    r["recommendation"]["settings"].to_string()
+    r["recommendation"]["client_settings"].to_string()
 }
 
 #[test]

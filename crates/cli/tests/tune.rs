@@ -139,7 +139,7 @@ fn tune_over_http_answers_with_every_field_in_every_format() {
     );
     assert_eq!(rec["strategy"], "pool");
     assert!(num(&rec["throughput_rps"]) > 0.0, "{rec}");
-    let clients: Vec<&str> = rec["settings"]
+    let clients: Vec<&str> = rec["client_settings"]
         .as_array()
         .unwrap()
         .iter()
@@ -283,7 +283,7 @@ fn tune_over_postgres_answers_in_the_postgres_clients_settings() {
         .as_u64()
         .unwrap_or_else(|| panic!("{}", pg["reason"]));
     assert!((1..=16).contains(&size), "pool {size}");
-    let clients = pg["recommendation"]["settings"].to_string();
+    let clients = pg["recommendation"]["client_settings"].to_string();
     assert!(
         clients.contains("HikariCP") && clients.contains("pool_max_conns"),
         "{clients}"
@@ -304,7 +304,7 @@ fn tune_over_grpc_searches_the_multiplexed_families() {
         "{}",
         g["reason"]
     );
-    assert!(g["recommendation"]["settings"]
+    assert!(g["recommendation"]["client_settings"]
         .to_string()
         .contains("grpc-go"));
 }
@@ -434,7 +434,7 @@ fn tune_answers_for_mysql_in_the_mysql_clients_settings() {
         .as_u64()
         .unwrap_or_else(|| panic!("{}", r["reason"]));
     assert!((1..=16).contains(&size), "pool {size}");
-    let clients = r["recommendation"]["settings"].to_string();
+    let clients = r["recommendation"]["client_settings"].to_string();
     for want in [
         "mysql+pymysql",
         "PoolConstraints::new",

@@ -63,7 +63,7 @@ fn a_pipeline_is_sized_like_a_pool_and_compared_with_it() {
     let rec = &r["recommendation"];
     assert!(rec["pool_size"].as_u64().is_some(), "{rec}");
     if rec["strategy"] == "pipeline" {
-        let settings = rec["settings"].to_string();
+        let settings = rec["client_settings"].to_string();
         assert!(settings.contains("max_pipeline_size"), "{settings}");
         assert!(settings.contains("pipelining"), "{settings}");
     }
