@@ -141,6 +141,10 @@ fn the_cache_makes_a_slow_database_at_least_one_and_a_half_times_faster() {
         with >= 1.5 * without,
         "with the cache {with:.0} req/s, without {without:.0} req/s"
     );
-    // Answered from Redis: (nearly) no database checkouts while measuring.
-    assert!(pool["checkouts"].as_u64().unwrap_or(0) <= 1, "{pool}");
+    // Answered from Redis: a database checkout only for a miss (each
+    // worker's first request, before the cache held the row), and the
+    // misses under 1% of the answers.
+    let count = |k: &str| pool[k].as_u64().unwrap_or_else(|| panic!("{k}: {pool}"));
+    assert!(count("checkouts") <= count("cache_misses"), "{pool}");
+    assert!(count("cache_misses") * 100 <= count("cache_hits"), "{pool}");
 }
