@@ -189,7 +189,7 @@ CONTRACT = {
     "capacity": ["max_rps", "max_rps_ci95", "knee_in_flight", "slo_in_flight",
                  "cliff_in_flight", "cliff_reason", "serves_at_once"],
     "recommendation": ["strategy", "pool_size", "throughput_rps", "throughput_ci95",
-                       "p99_us", "settings"],
+                       "p99_us", "client_settings|settings"],
     "": ["reason", "points", "findings", "elapsed_s"],
 }
 
