@@ -1,21 +1,7 @@
 //! `census` on hand-built listings: the groups of alike connections and
 //! the findings (hoards, over the budget).
+use crate::support::limit;
 use poolbench_model::{SeenConnection, ServerLimit};
-
-fn limit(connections: u64) -> ServerLimit {
-    ServerLimit {
-        server: "postgresql".into(),
-        connections: Some(connections),
-        max_connections: Some(connections + 8),
-        reserved: 3,
-        held_by_others: Some(5),
-        source: format!(
-            "max_connections {} − 3 reserved − 5 held by others = {connections}, from pg_settings",
-            connections + 8
-        ),
-        ..ServerLimit::default()
-    }
-}
 
 fn seen(app: &str, state: &str, idle_s: f64) -> SeenConnection {
     SeenConnection {

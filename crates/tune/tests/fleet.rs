@@ -1,7 +1,8 @@
 //! `tune --replicas` decisions on hand-built figures: the budget, the
 //! division by the worst-case replica count, the rows, the
 //! `fleet-overcommit` finding.
-use poolbench_model::{Capacity, Replicas, ServerLimit};
+use crate::support::limit;
+use poolbench_model::{Capacity, Replicas};
 use poolbench_tune::{per_replica, plan_fleet, row_counts};
 
 fn capacity(knee: Option<usize>, cliff: Option<usize>) -> Capacity {
@@ -9,21 +10,6 @@ fn capacity(knee: Option<usize>, cliff: Option<usize>) -> Capacity {
         knee_in_flight: knee,
         cliff_in_flight: cliff,
         ..Capacity::default()
-    }
-}
-
-fn limit(connections: u64) -> ServerLimit {
-    ServerLimit {
-        server: "postgresql".into(),
-        connections: Some(connections),
-        max_connections: Some(connections + 8),
-        reserved: 3,
-        held_by_others: Some(5),
-        source: format!(
-            "max_connections {} − 3 reserved − 5 held by others = {connections}, from pg_settings",
-            connections + 8
-        ),
-        ..ServerLimit::default()
     }
 }
 

@@ -329,3 +329,20 @@ impl CellBuilder {
 pub fn quiet(strategy: &str, c: usize, rps: f64) -> CellResult {
     cell(strategy, c).throughput(rps).build()
 }
+
+/// A PostgreSQL connection limit as a survey reads it: `connections`
+/// left to this client of `connections + 8`, 3 reserved, 5 held by others.
+pub fn limit(connections: u64) -> poolbench_model::ServerLimit {
+    poolbench_model::ServerLimit {
+        server: "postgresql".into(),
+        connections: Some(connections),
+        max_connections: Some(connections + 8),
+        reserved: 3,
+        held_by_others: Some(5),
+        source: format!(
+            "max_connections {} − 3 reserved − 5 held by others = {connections}, from pg_settings",
+            connections + 8
+        ),
+        ..poolbench_model::ServerLimit::default()
+    }
+}
