@@ -14,8 +14,8 @@ pub struct SloCheck {
     pub line: String,
 }
 
-/// Each bound of `slo` against `c`, in the order p99, p50, errors,
-/// throughput.
+/// Each bound of `slo` against `c`: the latency bounds (lowest
+/// percentile first), errors, throughput.
 pub fn slo_checks(slo: &Slo, c: &CellResult) -> Vec<SloCheck> {
     let mut out = Vec::new();
     let mut below = |name: &str, max: String, got: String, met: bool| {
@@ -26,21 +26,9 @@ pub fn slo_checks(slo: &Slo, c: &CellResult) -> Vec<SloCheck> {
             line: format!("{name} {got} > {max}"),
         })
     };
-    if let Some(max) = slo.p99_us {
-        below(
-            "p99",
-            ms(max),
-            ms(c.latency_us.p99),
-            c.latency_us.p99 <= max,
-        );
-    }
-    if let Some(max) = slo.p50_us {
-        below(
-            "p50",
-            ms(max),
-            ms(c.latency_us.p50),
-            c.latency_us.p50 <= max,
-        );
+    for (name, max) in slo.latency_bounds() {
+        let got = poolbench_model::percentile_of(&c.latency_us, name);
+        below(name, ms(max), ms(got), got <= max);
     }
     if let Some(max) = slo.error_rate {
         let pct = |f: f64| format!("{:.2}%", f * 100.0);

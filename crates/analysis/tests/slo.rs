@@ -19,8 +19,8 @@ fn each_broken_bound_with_its_figure() {
     assert_eq!(
         breaches(&slo("p99<50ms,p50<10ms,errors<1%,throughput>5000"), &c),
         [
-            "p99 60.0 ms > 50.0 ms",
             "p50 19.0 ms > 10.0 ms",
+            "p99 60.0 ms > 50.0 ms",
             "errors 2.44% > 1.00%",
             "throughput 4000 < 5000 req/s",
         ]
@@ -31,6 +31,21 @@ fn each_broken_bound_with_its_figure() {
         Vec::<String>::new()
     );
     assert_eq!(breaches(&slo("p99<59.9ms"), &c), ["p99 60.0 ms > 59.9 ms"]);
+}
+
+#[test]
+fn p90_and_p99_9_bounds_are_judged_on_their_own_percentiles() {
+    let mut c = cell("pool:8", 8).throughput(1000.0).p99_ms(60.0).build();
+    c.latency_us.p90 = 30_000.0;
+    c.latency_us.p999 = 90_000.0;
+    assert_eq!(
+        breaches(&slo("p90<25ms,p99.9<100ms"), &c),
+        ["p90 30.0 ms > 25.0 ms"]
+    );
+    assert_eq!(
+        breaches(&slo("p90<35ms,p99.9<80ms"), &c),
+        ["p99.9 90.0 ms > 80.0 ms"]
+    );
 }
 
 #[test]

@@ -166,6 +166,8 @@ pub(crate) enum SchemaOf {
     Comparison,
     /// What `tune --format json` prints.
     Tune,
+    /// What `tune --find-rate --format json` prints.
+    Rate,
 }
 
 #[derive(Args, Debug)]

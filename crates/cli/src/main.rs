@@ -32,6 +32,7 @@ mod tune_cmd;
 mod tune_fleet;
 mod tune_idle;
 mod tune_pipeline;
+mod tune_rate;
 mod tune_search;
 
 use clap::Parser;
@@ -72,6 +73,7 @@ fn report(a: args::ReportArgs) -> Result<(), Failure> {
     let mut result = match saved::load(&a.result)? {
         saved::Saved::Run(r) => *r,
         saved::Saved::Tune(t) => return tune_cmd::report(*t, &a),
+        saved::Saved::Rate(r) => return tune_rate::report(*r, &a),
     };
     // Read with this version's analysis, as `run` and `merge` do.
     poolbench_analysis::analyze(&mut result);
@@ -150,6 +152,7 @@ fn main() -> ExitCode {
                 args::SchemaOf::Result => poolbench_model::result_schema(),
                 args::SchemaOf::Comparison => poolbench_report::comparison_schema(),
                 args::SchemaOf::Tune => poolbench_model::tune_schema(),
+                args::SchemaOf::Rate => poolbench_model::rate_schema(),
             };
             println!(
                 "{}",

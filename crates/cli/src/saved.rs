@@ -1,13 +1,14 @@
-//! A saved result of either kind: a `run` (or merge, scenario step) or a
-//! `tune`, told apart by its fields, so `report` renders both and
-//! `compare` says which kind it was given.
+//! A saved result of any kind: a `run` (or merge, scenario step), a
+//! `tune` or a `tune --find-rate`, told apart by their fields, so
+//! `report` renders each and `compare` says which kind it was given.
 use crate::Failure;
-use poolbench_model::{RunResult, TuneResult};
+use poolbench_model::{RateResult, RunResult, TuneResult};
 use std::path::Path;
 
 pub(crate) enum Saved {
     Run(Box<RunResult>),
     Tune(Box<TuneResult>),
+    Rate(Box<RateResult>),
 }
 
 impl Saved {
@@ -15,6 +16,7 @@ impl Saved {
         match self {
             Saved::Run(_) => "a run result",
             Saved::Tune(_) => "a tune result",
+            Saved::Rate(_) => "a find-rate result",
         }
     }
 }
@@ -25,6 +27,13 @@ pub(crate) fn load(path: &Path) -> Result<Saved, Failure> {
         .map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Failure::input(format!("{} is not JSON: {e}", path.display())))?;
+    if value.get("rate_points").is_some() {
+        return serde_json::from_value(value)
+            .map(|r: RateResult| Saved::Rate(Box::new(r)))
+            .map_err(|e| {
+                Failure::input(format!("{} is not a find-rate result: {e}", path.display()))
+            });
+    }
     let tune = value.get("capacity").is_some() && value.get("points").is_some();
     let parsed = match tune {
         // Read under older names too (`settings` before tune's schema

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("load").required(true).args(["concurrency", "rate"])))]
+#[command(group(clap::ArgGroup::new("load").required(true).args(["concurrency", "rate", "find_rate"])))]
 pub(crate) struct TuneArgs {
     /// The service to search, e.g. http://127.0.0.1:8080/. Omit it to use
     /// the built-in server (with --server-delay and --server-max-inflight).
@@ -23,8 +23,26 @@ pub(crate) struct TuneArgs {
     #[arg(long, value_parser = parse::rate)]
     pub(crate) rate: Option<f64>,
 
-    /// Bounds the chosen pool must meet, e.g. 'p99<50ms,errors<1%'
-    /// (also p50<D, throughput>N). Without an error bound, more than 1%
+    /// Search the other way round: the highest open-loop rate the service
+    /// holds within --slo (needed), each point held (--hold) and judged
+    /// sustained: the backlog (arrivals due minus completions) not
+    /// growing, the late part of the hold not slower and fuller than the
+    /// early. Rates double until one fails, then the gap is halved to 3%
+    /// and the answer held twice more, longer. Exit 0 with a rate, 1 when
+    /// none holds. One strategy (-s, default pool; shared for h2c and
+    /// gRPC), as many connections as the rate needs up to --max-pool.
+    #[arg(long)]
+    pub(crate) find_rate: bool,
+
+    /// --find-rate: how long each rate is held, after a warm-up (the
+    /// answer's repetitions hold twice as long). [default: 100 latencies
+    /// of one request alone, 3 s to 15 s]
+    #[arg(long, value_parser = parse::positive_duration, requires = "find_rate")]
+    pub(crate) hold: Option<Duration>,
+
+    /// Bounds the chosen pool (or, with --find-rate, the rate) must meet,
+    /// e.g. 'p99<50ms,errors<1%' (also p50<D, throughput>N; p90<D and
+    /// p99.9<D with --find-rate). Without an error bound, more than 1%
     /// errors fails a point.
     #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
     pub(crate) slo: Option<poolbench_model::Slo>,
@@ -54,8 +72,9 @@ pub(crate) struct TuneArgs {
     pub(crate) strategy: Vec<StrategySpec>,
 
     /// Largest pool size to consider (and most requests in flight the
-    /// capacity search raises to). [default: 4× the client's concurrency,
-    /// within the descriptor limit]
+    /// capacity search raises to; with --find-rate, the open loop's cap).
+    /// [default: 4× the client's concurrency; with --find-rate 1,024, 64
+    /// for databases; within the descriptor limit]
     #[arg(long, value_parser = parse::pool_size)]
     pub(crate) max_pool: Option<usize>,
 
@@ -121,8 +140,12 @@ pub(crate) struct TuneArgs {
 pub(crate) enum TuneFormat {
     /// The answer first, then the curve and every point.
     Text,
-    /// The whole search as JSON (`poolbench schema tune`).
+    /// The whole search as JSON (`poolbench schema tune`; with
+    /// --find-rate, `poolbench schema rate`).
     Json,
-    /// A self-contained HTML page with the capacity curve.
+    /// A self-contained HTML page with the capacity curve (with
+    /// --find-rate, the rate curve).
     Html,
+    /// Markdown: the answer, then every point as a table.
+    Markdown,
 }

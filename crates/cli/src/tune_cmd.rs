@@ -14,6 +14,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
+    if a.find_rate {
+        return crate::tune_rate::find_rate(a);
+    }
+    if a.slo.as_ref().is_some_and(|s| s.p90_us.is_some() || s.p999_us.is_some()) {
+        return Err(Failure::input(
+            "--slo: p90 and p99.9 bounds are judged by run and tune --find-rate; tune's pool search bounds p50 and p99",
+        ));
+    }
     check_outputs(&a.output)?;
     // Bound before any load: a bad address stops the search here.
     let watch = crate::metrics_listen::Watch::start(&a.metrics, "tune")?;
@@ -47,7 +55,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
 }
 
 /// The target asked for, or the built-in server started to be it.
-fn target_of(a: &TuneArgs) -> Result<(TargetSpec, Option<EmbeddedServer>), Failure> {
+pub(crate) fn target_of(a: &TuneArgs) -> Result<(TargetSpec, Option<EmbeddedServer>), Failure> {
     Ok(match &a.target {
         Some(url) => (
             poolbench_targets::parse_target(url).map_err(Failure::input)?,
@@ -110,6 +118,7 @@ fn write_and_print(a: &TuneArgs, result: &TuneResult) -> Result<(), Failure> {
         TuneFormat::Text => Format::Text,
         TuneFormat::Json => Format::Json,
         TuneFormat::Html => Format::Html,
+        TuneFormat::Markdown => Format::Markdown,
     };
     crate::output::emit(&render(format, result));
     Ok(())
@@ -149,11 +158,7 @@ fn client_load(a: &TuneArgs) -> Result<TuneLoad, Failure> {
 /// The strategy families to search: as asked, or the protocol's default.
 fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
     if a.strategy.is_empty() {
-        let h2 = matches!(
-            target.protocol(),
-            Scheme::H2c | Scheme::Grpc | Scheme::Grpcs
-        ) || (target.protocol() == Scheme::Https && a.request.http2);
-        let defaults = match h2 {
+        let defaults = match multiplexed(a, target) {
             true => [Family::Shared, Family::RoundRobin].as_slice(),
             false => &[Family::Pool],
         };
@@ -188,8 +193,18 @@ fn families(a: &TuneArgs, target: &TargetSpec) -> Result<Vec<String>, Failure> {
     Ok(out)
 }
 
+/// Whether the target's requests share connections as streams (h2c,
+/// gRPC, HTTPS with --http2): its default families are then `shared` and
+/// `round-robin`.
+pub(crate) fn multiplexed(a: &TuneArgs, target: &TargetSpec) -> bool {
+    matches!(
+        target.protocol(),
+        Scheme::H2c | Scheme::Grpc | Scheme::Grpcs
+    ) || (target.protocol() == Scheme::Https && a.request.http2)
+}
+
 /// What every point shares: the target, its request, the timeouts.
-fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
+pub(crate) fn base_plan(a: &TuneArgs, target: TargetSpec) -> Plan {
     let mut plan = Plan::new(target);
     plan.strategies = vec![StrategySpec::Pool(Some(1))];
     plan.concurrency = vec![1];
@@ -286,7 +301,7 @@ fn check_outputs(outputs: &[PathBuf]) -> Result<(), Failure> {
     outputs.iter().try_for_each(|p| format_of(p).map(|_| ()))
 }
 
-fn write(path: &std::path::Path, text: &str) -> Result<(), Failure> {
+pub(crate) fn write(path: &std::path::Path, text: &str) -> Result<(), Failure> {
     std::fs::write(path, text)
         .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))
 }

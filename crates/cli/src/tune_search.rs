@@ -5,7 +5,9 @@
 //! one line a point.
 use crate::Failure;
 use poolbench_engine::EngineError;
-use poolbench_model::{Arrival, LoadModel, Plan, ServerIdle, ServerLimit, TunePhase, TunePoint};
+use poolbench_model::{
+    Arrival, LoadModel, Plan, RatePhase, RatePoint, ServerIdle, ServerLimit, TunePhase, TunePoint,
+};
 use poolbench_tune::{Ask, Measure, Ran};
 use std::time::Duration;
 
@@ -52,6 +54,12 @@ impl Measure for EngineMeasure {
     fn measured(&mut self, p: &TunePoint, at: Duration) {
         if !self.quiet {
             report(p, at);
+        }
+    }
+
+    fn rate_measured(&mut self, p: &RatePoint, at: Duration) {
+        if !self.quiet {
+            report_rate(p, at);
         }
     }
 
@@ -112,6 +120,7 @@ impl EngineMeasure {
             plan.requests = Some(n);
             plan.timeout = ask.window;
         }
+        plan.hdr_intervals |= ask.by_second;
         if let Some(rate) = ask.rate {
             plan.load = LoadModel::Open {
                 rate,
@@ -134,6 +143,25 @@ fn report(p: &TunePoint, at: Duration) {
         poolbench_report::fmt_rate(p.throughput_rps),
         poolbench_report::fmt_duration_us(p.p99_us),
         p.error_rate * 100.0,
+        at.as_secs_f64()
+    );
+}
+
+fn report_rate(p: &RatePoint, at: Duration) {
+    let phase = match p.phase {
+        RatePhase::Bracket => "bracket",
+        RatePhase::Bisect => "bisect",
+        RatePhase::Confirm => "confirm",
+    };
+    eprintln!(
+        "  {phase:<8} {:>9} req/s held {:.0} s: {:>9} done/s  p99 {:>9}  backlog {:+.0} req/s  {}{}  [{:.0} s]",
+        poolbench_report::fmt_rate(p.rate_rps),
+        p.held_s,
+        poolbench_report::fmt_rate(p.completed_rps),
+        poolbench_report::fmt_duration_us(p.p99_us),
+        p.backlog_growth_rps,
+        p.verdict.name(),
+        p.why.as_deref().map_or(String::new(), |w| format!(": {w}")),
         at.as_secs_f64()
     );
 }

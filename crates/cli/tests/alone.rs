@@ -18,3 +18,4 @@ mod scale;
 mod scenarios;
 mod tune;
 mod tune_pipeline;
+mod tune_rate;

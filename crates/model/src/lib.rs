@@ -28,6 +28,7 @@ mod machine;
 mod pipeline;
 mod plan;
 mod ramp;
+mod rate;
 mod result;
 mod sample;
 mod scheme;
@@ -71,6 +72,9 @@ pub use plan::{CellSpec, Plan};
 pub use poolbench_pool_types::{
     IdleClosed, PoolConfig, PoolCounters, PoolSpec, SpecError, WaitStats,
 };
+pub use rate::{
+    rate_schema, FoundRate, RatePhase, RatePoint, RateResult, RateVerdict, RATE_SCHEMA_VERSION,
+};
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
@@ -80,7 +84,7 @@ pub use sample::Sample;
 pub use scheme::Scheme;
 pub use server_counters::{DbPoolCounters, ServerCounters};
 pub use shard::{Shard, ShardStamp, SplitError};
-pub use slo::Slo;
+pub use slo::{percentile_of, Slo};
 pub use source::{expand_sources, MAX_SOURCES};
 pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};

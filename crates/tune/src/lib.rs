@@ -21,6 +21,9 @@
 //!   division ([`plan_fleet`]), the client libraries' settings
 //!   ([`settings`]) and the acquire and idle timeouts ([`timeouts`]).
 //!
+//! - **The rate it holds** ([`rate`]): `--find-rate`, the highest
+//!   open-loop rate within the SLO, each point judged sustained.
+//!
 //! Plain functions over `poolbench-model`'s `TuneResult`; the findings'
 //! thresholds come from `poolbench-analysis`. No runtime, no I/O.
 #![forbid(unsafe_code)]
@@ -36,6 +39,7 @@ mod near_line;
 mod point;
 mod pool_search;
 mod probe;
+pub mod rate;
 mod search;
 mod searcher;
 mod settings;

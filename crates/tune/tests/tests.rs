@@ -8,6 +8,8 @@
 mod support;
 
 mod fleet;
+mod rate;
+mod rate_sim;
 mod tune;
 mod tune_answers;
 mod tune_loop;

@@ -11,6 +11,7 @@ mod recovery;
 mod state;
 mod threads;
 
+pub(crate) use state::{keep_finding, EXPECTED};
 pub use state::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 
 use poolbench_model::TuneResult;

@@ -61,6 +61,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 rate: None,
                 requests: Some(1),
                 threads: self.threads,
+                by_second: false,
             };
             let ping = self.run_ask(&ping, (1, 1))?;
             if self.answers_alone(&ping) && self.healthy_again()? {

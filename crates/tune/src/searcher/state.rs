@@ -7,7 +7,7 @@ use crate::point::{point_of, relative_ci};
 use poolbench_analysis::findings::{generator_hiccups, generator_saturated};
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    CellResult, Finding, ServerIdle, ServerLimit, Slo, StrategySpec, TuneLoad, TunePhase,
+    CellResult, Finding, RatePoint, ServerIdle, ServerLimit, Slo, StrategySpec, TuneLoad, TunePhase,
     TunePoint, TuneResult,
 };
 use std::time::{Duration, Instant};
@@ -29,6 +29,9 @@ pub struct Ask {
     pub requests: Option<u64>,
     /// Load threads (`None`: the plan's own).
     pub threads: Option<usize>,
+    /// Keep the latency of each second of the window (the rate search
+    /// compares the early part of a hold with the late).
+    pub by_second: bool,
 }
 
 /// What one run produced: its cell, and the findings `analyze` made of it.
@@ -46,6 +49,8 @@ pub trait Measure {
     fn interrupted(&self) -> bool;
     /// A point is done (for progress); `at`: time since the search began.
     fn measured(&mut self, _point: &TunePoint, _at: Duration) {}
+    /// A rate point is done (`--find-rate`, for progress).
+    fn rate_measured(&mut self, _point: &RatePoint, _at: Duration) {}
     /// The search waits for the service (for progress): why, and how long
     /// at most.
     fn waiting(&mut self, _why: &str, _up_to: Duration) {}
@@ -126,7 +131,7 @@ pub struct Setup {
 /// Findings every search makes on purpose (a pool below the load, one run
 /// per point) and that say nothing about the service; the pool search's
 /// own `pool-bound` is an inference of tune's (inferences.rs).
-const EXPECTED: [Id; 6] = [
+pub(crate) const EXPECTED: [Id; 6] = [
     Id::FewSamples,
     Id::PoolBound,
     Id::PoolQueueing,
@@ -269,6 +274,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             rate: rate.filter(|_| matches!(phase, TunePhase::Pool | TunePhase::Confirm)),
             requests: None,
             threads: self.threads,
+            by_second: false,
         }
     }
 
@@ -347,7 +353,7 @@ pub(crate) fn generator_limit(p: &TunePoint) -> Option<String> {
 
 /// Add a finding's evidence to the one of the same id (five lines at most,
 /// one per cell: a cell run again says the same).
-fn keep_finding(found: &mut Vec<Finding>, f: Finding) {
+pub(crate) fn keep_finding(found: &mut Vec<Finding>, f: Finding) {
     match found.iter_mut().find(|g| g.id == f.id) {
         Some(g) => {
             for (cell, line) in f.cells.into_iter().zip(f.evidence) {
