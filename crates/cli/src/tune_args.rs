@@ -37,7 +37,7 @@ pub(crate) struct TuneArgs {
     /// --find-rate: how long each rate is held, after a warm-up (the
     /// answer's repetitions hold twice as long). [default: 100 latencies
     /// of one request alone, 3 s to 15 s]
-    #[arg(long, value_parser = parse::positive_duration, requires = "find_rate")]
+    #[arg(long, value_parser = parse::positive_duration)]
     pub(crate) hold: Option<Duration>,
 
     /// Bounds the chosen pool (or, with --find-rate, the rate) must meet,

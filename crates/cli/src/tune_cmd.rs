@@ -17,7 +17,15 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
     if a.find_rate {
         return crate::tune_rate::find_rate(a);
     }
-    if a.slo.as_ref().is_some_and(|s| s.p90_us.is_some() || s.p999_us.is_some()) {
+    if a.hold.is_some() {
+        return Err(Failure::input(
+            "--hold: how long --find-rate holds each rate; tune -c/--rate measures its own windows",
+        ));
+    }
+    if a.slo
+        .as_ref()
+        .is_some_and(|s| s.p90_us.is_some() || s.p999_us.is_some())
+    {
         return Err(Failure::input(
             "--slo: p90 and p99.9 bounds are judged by run and tune --find-rate; tune's pool search bounds p50 and p99",
         ));

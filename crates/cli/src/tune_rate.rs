@@ -107,7 +107,12 @@ fn strategy_of(a: &TuneArgs, target: &TargetSpec, most: usize) -> Result<Strateg
 /// The open loop's cap: --max-pool, or 1,024 (64 for databases), within
 /// the descriptors (both ends count against them when the server is
 /// built in).
-fn most_in_flight(a: &TuneArgs, target: &TargetSpec, fd_limit: Option<u64>, embedded: bool) -> usize {
+fn most_in_flight(
+    a: &TuneArgs,
+    target: &TargetSpec,
+    fd_limit: Option<u64>,
+    embedded: bool,
+) -> usize {
     let wanted = match target.protocol().is_sql() {
         true => DATABASE_MOST,
         false => MOST,
@@ -171,7 +176,9 @@ pub(crate) fn report(mut r: RateResult, a: &crate::args::ReportArgs) -> Result<(
 
 fn format_of(path: &std::path::Path) -> Result<Format, Failure> {
     match crate::output::format_of(path)? {
-        f @ (Format::Json | Format::Html | Format::Text | Format::Markdown | Format::Junit) => Ok(f),
+        f @ (Format::Json | Format::Html | Format::Text | Format::Markdown | Format::Junit) => {
+            Ok(f)
+        }
         Format::Csv => Err(Failure::input(format!(
             "-o {}: --find-rate writes .json, .html, .md, .xml (JUnit) or .txt",
             path.display()

@@ -18,8 +18,12 @@ fn every_strategy_runs_against_postgres() {
         EVERY_STRATEGY,
         "-c",
         "6",
+        // A count, not a window: a busy machine once let one strategy's
+        // 700 ms window pass before its first answer.
+        "-n",
+        "30",
         "-d",
-        "700ms",
+        "20s",
         "--warmup",
         "100ms",
     ]);
@@ -45,8 +49,12 @@ fn every_strategy_runs_against_redis() {
         EVERY_STRATEGY,
         "-c",
         "6",
+        // A count, not a window: a busy machine once let one strategy's
+        // 700 ms window pass before its first answer.
+        "-n",
+        "30",
         "-d",
-        "700ms",
+        "20s",
         "--warmup",
         "100ms",
         "--command",

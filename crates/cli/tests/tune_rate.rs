@@ -52,7 +52,10 @@ fn find_rate_on_the_built_in_server_answers_with_every_field_and_renders_again()
     let schema: Value =
         serde_json::from_slice(&poolbench(&["schema", "rate"]).stdout).expect("a schema");
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    assert!(validator.is_valid(&r), "the result fits `poolbench schema rate`");
+    assert!(
+        validator.is_valid(&r),
+        "the result fits `poolbench schema rate`"
+    );
     let found = &r["found"];
     for key in [
         "rate_rps",
@@ -68,23 +71,35 @@ fn find_rate_on_the_built_in_server_answers_with_every_field_and_renders_again()
         assert!(!found[key].is_null(), "found.{key}: {found}");
     }
     let rate = found["rate_rps"].as_f64().unwrap();
-    assert!(rate > 0.0 && rate <= 210.0, "{rate} req/s over a 200 req/s server");
+    assert!(
+        rate > 0.0 && rate <= 210.0,
+        "{rate} req/s over a 200 req/s server"
+    );
     let points = r["rate_points"].as_array().unwrap();
     assert!(points.iter().any(|p| p["verdict"] == "holds"));
-    assert!(points.iter().any(|p| p["verdict"] != "holds"), "nothing failed");
+    assert!(
+        points.iter().any(|p| p["verdict"] != "holds"),
+        "nothing failed"
+    );
     assert!(r["elapsed_s"].as_f64().unwrap() <= 25.0 + 10.0);
     assert!(r["target"].as_str().unwrap().starts_with("built-in server"));
     for format in ["text", "markdown", "html"] {
         let out = poolbench(&["report", saved.to_str().unwrap(), "--format", format]);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "report --format {format}");
-        assert!(text.contains("holds") && text.contains("req/s"), "{format}: {text}");
+        assert!(
+            text.contains("holds") && text.contains("req/s"),
+            "{format}: {text}"
+        );
     }
     let html = String::from_utf8(
         poolbench(&["report", saved.to_str().unwrap(), "--format", "html"]).stdout,
     )
     .unwrap();
-    assert!(html.contains("class=\"point\"") && html.contains("SLO"), "the rate curve");
+    assert!(
+        html.contains("class=\"point\"") && html.contains("SLO"),
+        "the rate curve"
+    );
     let again: Value = serde_json::from_slice(
         &poolbench(&["report", saved.to_str().unwrap(), "--format", "json"]).stdout,
     )
@@ -128,7 +143,14 @@ fn find_rate_refuses_bad_input_before_any_load() {
             "pipeline",
         ),
         (
-            vec!["tune", "--find-rate", "--slo", "p99<5ms", "-s", "pool,shared"],
+            vec![
+                "tune",
+                "--find-rate",
+                "--slo",
+                "p99<5ms",
+                "-s",
+                "pool,shared",
+            ],
             "one strategy",
         ),
         (vec!["tune", "-c", "4", "--hold", "2s"], "--find-rate"),
@@ -137,7 +159,13 @@ fn find_rate_refuses_bad_input_before_any_load() {
             "p90 and p99.9 bounds",
         ),
         (
-            vec!["tune", "http://127.0.0.1:1/", "--find-rate", "--slo", "p99<5ms"],
+            vec![
+                "tune",
+                "http://127.0.0.1:1/",
+                "--find-rate",
+                "--slo",
+                "p99<5ms",
+            ],
             "127.0.0.1:1",
         ),
         (

@@ -72,10 +72,10 @@ pub use plan::{CellSpec, Plan};
 pub use poolbench_pool_types::{
     IdleClosed, PoolConfig, PoolCounters, PoolSpec, SpecError, WaitStats,
 };
+pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use rate::{
     rate_schema, FoundRate, RatePhase, RatePoint, RateResult, RateVerdict, RATE_SCHEMA_VERSION,
 };
-pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
     result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
     SCHEMA_VERSION,

@@ -41,14 +41,28 @@ pub fn render_rate_html(r: &RateResult) -> String {
     );
     if !r.rate_points.is_empty() {
         h.push_str("<h2>The rate curve</h2><div class=\"charts\">");
-        h.push_str(&chart(r, "completed req/s against the rate asked", |p| p.completed_rps, None));
+        h.push_str(&chart(
+            r,
+            "completed req/s against the rate asked",
+            |p| p.completed_rps,
+            None,
+        ));
         let slo = r.slo.p99_us.map(|b| b / 1000.0);
-        h.push_str(&chart(r, "p99 (ms) against the rate asked", |p| p.p99_us / 1000.0, slo));
+        h.push_str(&chart(
+            r,
+            "p99 (ms) against the rate asked",
+            |p| p.p99_us / 1000.0,
+            slo,
+        ));
         h.push_str("</div>\n");
     }
     points(&mut h, r);
     if let Some(why) = &r.stopped_early {
-        let _ = writeln!(h, "<p class=\"norec\">The search stopped early: {}</p>", esc(why));
+        let _ = writeln!(
+            h,
+            "<p class=\"norec\">The search stopped early: {}</p>",
+            esc(why)
+        );
     }
     h.push_str("</body></html>\n");
     h
@@ -62,12 +76,20 @@ fn points(h: &mut String, r: &RateResult) {
     }
     h.push_str("</tr>");
     for p in &r.rate_points {
-        let class = if p.verdict.holds() { "" } else { " class=\"fail\"" };
+        let class = if p.verdict.holds() {
+            ""
+        } else {
+            " class=\"fail\""
+        };
         let _ = write!(h, "<tr{class}>");
         for c in point_cells(p) {
             let _ = write!(h, "<td>{}</td>", esc(&c));
         }
-        let _ = write!(h, "<td style=\"text-align:left\">{}</td></tr>", esc(p.why.as_deref().unwrap_or("")));
+        let _ = write!(
+            h,
+            "<td style=\"text-align:left\">{}</td></tr>",
+            esc(p.why.as_deref().unwrap_or(""))
+        );
     }
     h.push_str("</table>\n");
 }
@@ -83,7 +105,12 @@ fn colour(v: RateVerdict) -> &'static str {
 
 /// One value per point against the rate asked (log scale), a dot per
 /// point coloured by its verdict, and a dashed line at `line` (the SLO).
-fn chart(r: &RateResult, title: &str, value: impl Fn(&RatePoint) -> f64, line: Option<f64>) -> String {
+fn chart(
+    r: &RateResult,
+    title: &str,
+    value: impl Fn(&RatePoint) -> f64,
+    line: Option<f64>,
+) -> String {
     let (w, hgt, left, bottom) = (500.0, 280.0, 60.0, 40.0);
     let rates = r.rate_points.iter().map(|p| p.rate_rps);
     let lo = rates.clone().fold(f64::MAX, f64::min).max(0.1);

@@ -60,13 +60,24 @@ fn the_rate_found_is_within_5_percent_under_the_capacity_never_above() {
             f.rate_rps
         );
         // Confirmed: held in two of its three holds at least.
-        assert!(f.repetitions == 3 && f.held >= 2, "seed {seed}: {} of {}", f.held, f.repetitions);
-        assert!(f.fails_at_rps.is_some_and(|hi| hi > f.rate_rps && hi / f.rate_rps <= 1.031));
+        assert!(
+            f.repetitions == 3 && f.held >= 2,
+            "seed {seed}: {} of {}",
+            f.held,
+            f.repetitions
+        );
+        assert!(f
+            .fails_at_rps
+            .is_some_and(|hi| hi > f.rate_rps && hi / f.rate_rps <= 1.031));
         assert!(took <= Duration::from_secs(120), "seed {seed}: {took:?}");
         // Little's law at the answer: the rate × 20 ms at least, more with
         // what queued near capacity.
         let alone = f.rate_rps * 0.020;
-        assert!((0.95 * alone..=2.0 * alone).contains(&f.in_flight_needed), "{}", f.in_flight_needed);
+        assert!(
+            (0.95 * alone..=2.0 * alone).contains(&f.in_flight_needed),
+            "{}",
+            f.in_flight_needed
+        );
         assert!(f.summary.contains("fails at"), "{}", f.summary);
     }
 }
@@ -96,7 +107,11 @@ fn a_point_3_percent_over_capacity_is_not_sustained_though_its_p99_is_under_the_
     let p = hold(Queue::new(1200.0, 20.0), 1236.0, Duration::from_secs(2));
     assert!(p.p99_us < 150_000.0, "p99 {} µs", p.p99_us);
     assert_eq!(p.verdict, RateVerdict::NotSustained, "{:?}", p.why);
-    assert!((25.0..=50.0).contains(&p.backlog_growth_rps), "{}", p.backlog_growth_rps);
+    assert!(
+        (25.0..=50.0).contains(&p.backlog_growth_rps),
+        "{}",
+        p.backlog_growth_rps
+    );
     assert!(p.why.as_deref().unwrap_or("").contains("the backlog grew"));
     // And 3% under it holds.
     let under = hold(Queue::new(1200.0, 20.0), 1164.0, Duration::from_secs(2));
@@ -113,7 +128,11 @@ fn a_service_that_freezes_above_n_in_flight_is_answered_below_the_freeze_and_wai
         q.freeze_for = Duration::from_secs(30);
         let (r, while_frozen, _) = search(q, setup("p99<100ms", 120), seed);
         let f = r.found.as_ref().expect("a rate below the freeze");
-        assert!((450.0..=500.0).contains(&f.rate_rps), "seed {seed}: {}", f.rate_rps);
+        assert!(
+            (450.0..=500.0).contains(&f.rate_rps),
+            "seed {seed}: {}",
+            f.rate_rps
+        );
         assert_eq!(while_frozen, 0, "seed {seed}: a rate was held while frozen");
         assert!(r
             .rate_points
@@ -170,8 +189,15 @@ fn a_rate_poolbench_cannot_send_is_never_the_answer_nor_held_again() {
     let mut dedup = limited.clone();
     dedup.dedup();
     assert_eq!(limited.len(), dedup.len(), "held again: {limited:?}");
-    let f = r.found.as_ref().expect("a rate under the generator's limit");
-    assert!(f.rate_rps <= 3000.0 && f.rate_rps >= 2900.0, "{}", f.rate_rps);
+    let f = r
+        .found
+        .as_ref()
+        .expect("a rate under the generator's limit");
+    assert!(
+        f.rate_rps <= 3000.0 && f.rate_rps >= 2900.0,
+        "{}",
+        f.rate_rps
+    );
     assert!(f.summary.contains("could not send"), "{}", f.summary);
 }
 
@@ -193,13 +219,25 @@ fn rates_double_until_one_fails_then_the_gap_is_halved_geometrically() {
     assert_eq!(next(&[], 40.0, 1e7), Next::Hold(40.0, Bracket));
     let up = [point(Bracket, 40.0, Holds, 40.0)];
     assert_eq!(next(&up, 40.0, 1e7), Next::Hold(80.0, Bracket));
-    let failed = [point(Bracket, 400.0, Holds, 400.0), point(Bracket, 800.0, Latency, 800.0)];
-    assert_eq!(next(&failed, 40.0, 1e7), Next::Hold((400.0f64 * 800.0).sqrt(), Bisect));
+    let failed = [
+        point(Bracket, 400.0, Holds, 400.0),
+        point(Bracket, 800.0, Latency, 800.0),
+    ];
+    assert_eq!(
+        next(&failed, 40.0, 1e7),
+        Next::Hold((400.0f64 * 800.0).sqrt(), Bisect)
+    );
     // A growing backlog tells what the service completed: just under it.
-    let backlog = [point(Bracket, 800.0, Holds, 800.0), point(Bracket, 1600.0, NotSustained, 1200.0)];
+    let backlog = [
+        point(Bracket, 800.0, Holds, 800.0),
+        point(Bracket, 1600.0, NotSustained, 1200.0),
+    ];
     assert_eq!(next(&backlog, 40.0, 1e7), Next::Hold(1176.0, Bisect));
     // So does a latency failure that completed clearly less than its rate.
-    let saturated = [point(Bracket, 400.0, Holds, 400.0), point(Bracket, 800.0, Latency, 600.0)];
+    let saturated = [
+        point(Bracket, 400.0, Holds, 400.0),
+        point(Bracket, 800.0, Latency, 600.0),
+    ];
     assert_eq!(next(&saturated, 40.0, 1e7), Next::Hold(588.0, Bisect));
     // The first rate fails: a quarter of it.
     let first = [point(Bracket, 400.0, Errors, 0.0)];
@@ -210,7 +248,10 @@ fn rates_double_until_one_fails_then_the_gap_is_halved_geometrically() {
 fn within_3_percent_the_answer_is_repeated_and_a_failed_repetition_lowers_it() {
     use RatePhase::*;
     use RateVerdict::*;
-    let close = vec![point(Bisect, 1000.0, Holds, 1000.0), point(Bisect, 1025.0, NotSustained, 1010.0)];
+    let close = vec![
+        point(Bisect, 1000.0, Holds, 1000.0),
+        point(Bisect, 1025.0, NotSustained, 1010.0),
+    ];
     assert_eq!(next(&close, 40.0, 1e7), Next::Hold(1000.0, Confirm));
     let mut confirmed = close.clone();
     confirmed.push(point(Confirm, 1000.0, Holds, 1000.0));

@@ -112,7 +112,11 @@ impl SimQueue {
     fn alone(&mut self, ask: &Ask) -> CellResult {
         let s = self.queue.service_ms / 1000.0;
         let window = ask.window.as_secs_f64();
-        let ok = if self.frozen() { 0 } else { (window / s) as u64 };
+        let ok = if self.frozen() {
+            0
+        } else {
+            (window / s) as u64
+        };
         self.clock.sleep(ask.window + Duration::from_millis(300));
         finish(cell_of(ask, window), ok, 0, &[(ok, s)], Vec::new())
     }
@@ -178,7 +182,8 @@ impl SimQueue {
                 seconds[second].push((ok[i] as u64, latency));
             }
         }
-        self.clock.sleep(WARMUP + ask.window + Duration::from_millis(300));
+        self.clock
+            .sleep(WARMUP + ask.window + Duration::from_millis(300));
         let measured_ok: u64 = ok[from..].iter().map(|&x| x as u64).sum();
         let measured_errors: u64 = errors[from..].iter().map(|&x| x as u64).sum();
         let mut c = cell_of(ask, ask.window.as_secs_f64());

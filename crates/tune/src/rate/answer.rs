@@ -97,9 +97,7 @@ pub fn slo_words(slo: &Slo) -> String {
         .into_iter()
         .map(|(name, b)| format!("{name} < {}", duration_us(b)))
         .collect();
-    let errors = slo
-        .error_rate
-        .unwrap_or(super::judge::DEFAULT_ERROR_RATE);
+    let errors = slo.error_rate.unwrap_or(super::judge::DEFAULT_ERROR_RATE);
     parts.push(format!("errors < {}%", 100.0 * errors));
     parts.join(", ")
 }

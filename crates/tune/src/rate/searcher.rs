@@ -3,6 +3,7 @@
 use super::judge::judge;
 use super::next::{next, Next};
 use crate::searcher::{keep_finding, Ask, Clock, Measure, EXPECTED};
+use poolbench_model::findings::Id;
 use poolbench_model::{
     CellResult, RatePhase, RatePoint, RateResult, RateVerdict, Slo, StrategySpec, TunePhase,
 };
@@ -138,7 +139,10 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
                 return Ok(());
             }
             let p = self.hold(rate, phase, hold)?;
-            if !p.verdict.holds() && p.verdict != RateVerdict::GeneratorLimited && !self.recover(&p)? {
+            if !p.verdict.holds()
+                && p.verdict != RateVerdict::GeneratorLimited
+                && !self.recover(&p)?
+            {
                 return Ok(());
             }
         }
@@ -175,10 +179,12 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
     }
 
     /// One run; its findings kept (those every search makes on purpose
-    /// left out).
+    /// left out: a rate search holds rates the service cannot, so a rate
+    /// not achieved is its verdict's to say).
     fn run_once(&mut self, ask: &Ask) -> Result<CellResult, M::Error> {
         let ran = self.measure.run(ask)?;
-        for f in ran.findings.into_iter().filter(|f| !EXPECTED.contains(&f.id)) {
+        let expected = |id: &Id| EXPECTED.contains(id) || *id == Id::NotAchieved;
+        for f in ran.findings.into_iter().filter(|f| !expected(&f.id)) {
             keep_finding(&mut self.result.findings, f);
         }
         Ok(ran.cell)

@@ -7,8 +7,8 @@ use crate::point::{point_of, relative_ci};
 use poolbench_analysis::findings::{generator_hiccups, generator_saturated};
 use poolbench_model::findings::Id;
 use poolbench_model::{
-    CellResult, Finding, RatePoint, ServerIdle, ServerLimit, Slo, StrategySpec, TuneLoad, TunePhase,
-    TunePoint, TuneResult,
+    CellResult, Finding, RatePoint, ServerIdle, ServerLimit, Slo, StrategySpec, TuneLoad,
+    TunePhase, TunePoint, TuneResult,
 };
 use std::time::{Duration, Instant};
 
