@@ -107,7 +107,7 @@ def sweep(name, url, out, extra):
         if app:
             url = app[1]
         path = os.path.join(out, f"{name}.sweep.{i}.json")
-        args = [BIN, "run", url, "-s", strategy, "-c", cap, "--rate", str(rate),
+        args = [BIN, "run", url, "-s", strategy, "--max-inflight", cap, "--rate", str(rate),
                 "-d", f"{HOLD_S:g}s", "--warmup", "2s", "--format", "json", "-q",
                 "-o", path, *extra]
         subprocess.run(args, capture_output=True, text=True)
