@@ -22,6 +22,11 @@ const MOST: usize = 1024;
 const WARMUP: Duration = Duration::from_millis(500);
 
 pub(crate) fn find_rate(a: TuneArgs) -> Result<(), Failure> {
+    if a.fleet.replicas.is_some() {
+        return Err(Failure::input(
+            "--replicas: a fleet's pools are sized by tune -c C; --find-rate finds the rate one client holds",
+        ));
+    }
     let slo = slo_of(&a)?;
     check_outputs(&a.output)?;
     let watch = crate::metrics_listen::Watch::start(&a.metrics, "tune")?;

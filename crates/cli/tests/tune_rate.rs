@@ -155,6 +155,10 @@ fn find_rate_refuses_bad_input_before_any_load() {
         ),
         (vec!["tune", "-c", "4", "--hold", "2s"], "--find-rate"),
         (
+            vec!["tune", "--find-rate", "--slo", "p99<5ms", "--replicas", "4"],
+            "--replicas",
+        ),
+        (
             vec!["tune", "-c", "4", "--slo", "p90<5ms"],
             "p90 and p99.9 bounds",
         ),
