@@ -35,6 +35,7 @@ mod server_counters;
 mod shard;
 mod slo;
 mod slo_check;
+mod slo_stop;
 mod source;
 mod split;
 mod start;
@@ -74,7 +75,7 @@ pub use poolbench_pool_types::{
 };
 pub use ramp::{Ramp, RampSecond, RampSummary, Stage};
 pub use result::{
-    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
+    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart, SkippedCell,
     SCHEMA_VERSION,
 };
 pub use sample::Sample;
@@ -83,6 +84,7 @@ pub use server_counters::{DbPoolCounters, ServerCounters};
 pub use shard::{Shard, ShardStamp, SplitError};
 pub use slo::Slo;
 pub use slo_check::SloCheck;
+pub use slo_stop::SloStop;
 pub use source::{expand_sources, MAX_SOURCES};
 pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};

@@ -19,6 +19,7 @@ mod markdown;
 mod open;
 mod prometheus;
 mod ramp;
+mod skipped;
 mod spectrum;
 mod summary;
 mod table;
@@ -144,6 +145,7 @@ pub fn render_text(result: &RunResult) -> String {
             c.cells().len()
         ));
     }
+    out.push_str(&skipped::text(result));
     out.push_str(&summary::render(result));
     out.push_str("\nDetails\n-------\n");
     out.push_str(&table::render(result));
