@@ -15,7 +15,8 @@
 #
 # For each service: (a) `poolbench tune URL --find-rate --slo 'p99<100ms'
 # --budget 2m`, timed, every point printed; (b) a sweep around its answer F,
-# rates from 0.90 F to 1.10 F in steps of 2%, each held 20 s after a 2 s
+# rates up from 0.90 F in steps of 2% until two in a row fail (at most
+# 1.40 F), each held 20 s after a 2 s
 # warm-up by `poolbench run --rate R` (one run, the same strategy and cap),
 # sustained when p99 <= 100 ms, errors <= 1%, nothing dropped and
 # completions >= 99% of the rate; (c) the bounds, MET or NOT MET: F within

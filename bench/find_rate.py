@@ -7,9 +7,10 @@ bounds.
         tune --find-rate --slo SLO --format json on URL (ARGS: --query …);
         prints the answer and every point, writes OUT_DIR/NAME.rate.json
     find_rate.py sweep NAME URL OUT_DIR [ARGS...]
-        around the found rate F, rates from 0.90 F to 1.10 F in steps of
-        2%, each held HOLD s by `poolbench run --rate R` (open loop, one
-        run); sustained when p99 <= the SLO, errors <= 1%, no request
+        around the found rate F, rates up from 0.90 F in steps of 2% until
+        two in a row fail (at most 1.40 F; down to 0.70 F while the lowest
+        fails), each held HOLD s by `poolbench run --rate R` (open loop,
+        one run); sustained when p99 <= the SLO, errors <= 1%, no request
         dropped, and completions >= 99% of the rate; OUT_DIR/NAME.sweep.json
     find_rate.py check NAME OUT_DIR
         the bounds: F within 5% of the sweep's highest sustained rate (the
@@ -100,14 +101,12 @@ def sweep(name, url, out, extra):
         strategy = json.load(f)["strategy"]
     cap = strategy.split(":")[1] if ":" in strategy else "1024"
     rows = []
-    steps = int(round(0.10 / STEP))
-    for i in range(-steps, steps + 1):
-        rate = round(found * (1 + STEP * i), 1)
+
+    def hold(rate):
         app = fresh_app()
-        if app:
-            url = app[1]
-        path = os.path.join(out, f"{name}.sweep.{i}.json")
-        args = [BIN, "run", url, "-s", strategy, "--max-inflight", cap, "--rate", str(rate),
+        target = app[1] if app else url
+        path = os.path.join(out, f"{name}.sweep.{len(rows)}.json")
+        args = [BIN, "run", target, "-s", strategy, "--max-inflight", cap, "--rate", str(rate),
                 "-d", f"{HOLD_S:g}s", "--warmup", "2s", "--format", "json", "-q",
                 "-o", path, *extra]
         subprocess.run(args, capture_output=True, text=True)
@@ -121,7 +120,20 @@ def sweep(name, url, out, extra):
             ok, done, p99, why = False, 0.0, 0.0, "no result"
         rows.append({"rate": rate, "held": ok, "done": done, "p99_us": p99, "why": why})
         print(f"    sweep {rate:>9.1f} req/s held {HOLD_S:g} s: done {done:>9.1f}/s  "
-              f"p99 {p99 / 1000:>8.1f} ms  {'sustained' if ok else 'fails: ' + why}")
+              f"p99 {p99 / 1000:>8.1f} ms  {'sustained' if ok else 'fails: ' + why}", flush=True)
+        return ok
+
+    # Up from 0.90 F in steps of 2% until two rates in a row fail (at
+    # most 1.40 F); down from there while the lowest fails (at most 0.70 F).
+    step, fails = 0, 0
+    while fails < 2 and 0.90 + STEP * step <= 1.40 + 1e-9:
+        fails = 0 if hold(round(found * (0.90 + STEP * step), 1)) else fails + 1
+        step += 1
+    down = 1
+    while not rows[0]["held"] and 0.90 - STEP * down >= 0.70 - 1e-9:
+        hold(round(found * (0.90 - STEP * down), 1))
+        rows.sort(key=lambda r: r["rate"])
+        down += 1
     with open(os.path.join(out, f"{name}.sweep.json"), "w") as f:
         json.dump(rows, f)
     return 0

@@ -4,7 +4,6 @@
 use crate::findings::find_all;
 use crate::ramp_summary::summarize;
 use crate::recommend::recommend;
-use crate::slo_breaches::breaches;
 use crate::usl::usl_fits;
 use poolbench_model::{LoadModel, RunResult};
 
@@ -15,7 +14,7 @@ pub fn analyze(result: &mut RunResult) {
     let plan = &result.config;
     if let Some(slo) = &plan.slo {
         for c in &mut result.cells {
-            c.slo_breaches = Some(breaches(slo, c));
+            c.slo_breaches = Some(slo.breaches(c));
         }
     }
     if let Some(ramp) = &plan.ramp {

@@ -17,7 +17,6 @@ mod merge;
 mod ramp_summary;
 mod recommend;
 mod shard_merge;
-mod slo_breaches;
 mod usl;
 
 pub use analyze::analyze;
@@ -28,5 +27,4 @@ pub use findings::{find_all, outages, Check, Outage, CHECKS};
 pub use merge::merge;
 pub use ramp_summary::summarize as summarize_ramp;
 pub use recommend::recommend;
-pub use slo_breaches::{breaches, slo_checks, SloCheck};
 pub use usl::{usl_fits, USL_MIN_LEVELS};

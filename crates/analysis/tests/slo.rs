@@ -1,6 +1,6 @@
 //! SLO breaches: each bound a cell broke, with its figure.
 use crate::support::{cell, run_with_slo};
-use poolbench_analysis::{analyze, breaches};
+use poolbench_analysis::analyze;
 use poolbench_model::Slo;
 
 fn slo(text: &str) -> Slo {
@@ -17,7 +17,7 @@ fn each_broken_bound_with_its_figure() {
         .errors("status", 100)
         .build();
     assert_eq!(
-        breaches(&slo("p99<50ms,p50<10ms,errors<1%,throughput>5000"), &c),
+        slo("p99<50ms,p50<10ms,errors<1%,throughput>5000").breaches(&c),
         [
             "p50 19.0 ms > 10.0 ms",
             "p99 60.0 ms > 50.0 ms",
@@ -27,10 +27,10 @@ fn each_broken_bound_with_its_figure() {
     );
     // Bounds exactly met are met.
     assert_eq!(
-        breaches(&slo("p99<60ms,p50<19.1ms,errors<2.44%,throughput>4000"), &c),
+        slo("p99<60ms,p50<19.1ms,errors<2.44%,throughput>4000").breaches(&c),
         Vec::<String>::new()
     );
-    assert_eq!(breaches(&slo("p99<59.9ms"), &c), ["p99 60.0 ms > 59.9 ms"]);
+    assert_eq!(slo("p99<59.9ms").breaches(&c), ["p99 60.0 ms > 59.9 ms"]);
 }
 
 #[test]
@@ -39,11 +39,11 @@ fn p90_and_p99_9_bounds_are_judged_on_their_own_percentiles() {
     c.latency_us.p90 = 30_000.0;
     c.latency_us.p999 = 90_000.0;
     assert_eq!(
-        breaches(&slo("p90<25ms,p99.9<100ms"), &c),
+        slo("p90<25ms,p99.9<100ms").breaches(&c),
         ["p90 30.0 ms > 25.0 ms"]
     );
     assert_eq!(
-        breaches(&slo("p90<35ms,p99.9<80ms"), &c),
+        slo("p90<35ms,p99.9<80ms").breaches(&c),
         ["p99.9 90.0 ms > 80.0 ms"]
     );
 }

@@ -387,6 +387,14 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "BOUNDS", value_parser = parse::slo)]
     pub(crate) slo: Option<poolbench_model::Slo>,
 
+    /// With --slo: once two cells of a strategy in a row (by increasing
+    /// -c) broke the SLO, its cells at higher concurrency are not run; the
+    /// report and the JSON's `skipped` list each with the reason. Skipped
+    /// cells are no failures: the run exits 1 only when no cell it ran met
+    /// the SLO.
+    #[arg(long)]
+    pub(crate) stop_on_slo: bool,
+
     /// Also write the result to FILE, in the format its extension names
     /// (.json, .html, .csv, .md, .txt); repeat to write several.
     #[arg(short, long, value_name = "FILE")]

@@ -1,7 +1,7 @@
 //! The progress bar over the grid, on stderr, only for a terminal.
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use poolbench_engine::{Events, Live};
-use poolbench_model::{CellResult, CellSpec};
+use poolbench_model::{CellResult, CellSpec, SkippedCell};
 use poolbench_report::fmt_rate;
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -48,6 +48,14 @@ impl Events for Progress {
             result.concurrency,
             fmt_rate(result.throughput_rps),
             result.error_rate() * 100.0
+        ));
+    }
+
+    fn cell_skipped(&self, _index: usize, _total: usize, skipped: &SkippedCell) {
+        self.bar.inc(1);
+        self.bar.println(format!(
+            "  {:<22} c={:<5} skipped: {}",
+            skipped.strategy, skipped.concurrency, skipped.reason
         ));
     }
 

@@ -162,6 +162,11 @@ fn dry_run(a: &RunArgs) -> Result<(), Failure> {
     if let Some(shard) = plan.shard {
         println!("shard {shard}: its share of each cell");
     }
+    if plan.stop_on_slo {
+        println!(
+            "--stop-on-slo: a strategy's cells above two in a row that break the SLO are skipped"
+        );
+    }
     for n in notes {
         println!("  {n}");
     }
@@ -205,6 +210,8 @@ fn announce_schedule(plan: &Plan) {
 }
 
 /// With `--slo`: exit 1 when no cell met it, naming what each broke.
+/// Cells `--stop-on-slo` skipped were not measured: they neither meet
+/// nor fail it.
 fn slo_verdict(result: &poolbench_model::RunResult) -> Result<(), Failure> {
     let verdicts: Vec<(String, &Vec<String>)> = result
         .cells
@@ -221,8 +228,12 @@ fn slo_verdict(result: &poolbench_model::RunResult) -> Result<(), Failure> {
         .iter()
         .map(|(cell, b)| format!("{cell}: {}", b.join(", ")))
         .collect();
+    let skipped = match result.skipped.len() {
+        0 => String::new(),
+        n => format!("; {n} cell(s) above them skipped"),
+    };
     Err(Failure::runtime(format!(
-        "no cell meets the SLO ({})",
+        "no cell meets the SLO ({}{skipped})",
         each.join("; ")
     )))
 }
@@ -242,6 +253,7 @@ fn plan(a: &RunArgs, target: TargetSpec, embedded: bool) -> Plan {
     plan.slot = a.slot;
     plan.pipeline = a.pipeline;
     plan.slo = a.slo.clone();
+    plan.stop_on_slo = a.stop_on_slo;
     plan.hdr_intervals = a.views.hdr_log.is_some();
     if let Some(ramp) = &a.ramp {
         // Closed loop: as many workers as the peak; open: the rate ramps,

@@ -75,6 +75,29 @@ const CASES: &[(&[&str], &str)] = &[
     (&["run", "--reps", "0"], "reps"),
     (&["run", "--threads", "0"], "threads"),
     (&["run", "--pipeline", "1"], "pipeline"),
+    (&["run", "--stop-on-slo"], "--stop-on-slo needs --slo"),
+    (
+        &["run", "--stop-on-slo", "--slo", "p99<50ms", "-c", "8,8"],
+        "give -c two or more",
+    ),
+    (
+        &["run", "--stop-on-slo", "--slo", "p99<50ms", "--rate", "100"],
+        "give -c two or more",
+    ),
+    (
+        &[
+            "run",
+            "http://127.0.0.1:1/",
+            "--stop-on-slo",
+            "--slo",
+            "p99<50ms",
+            "-c",
+            "2,4",
+            "--shard",
+            "0/2",
+        ],
+        "each shard would stop",
+    ),
     (
         &["run", "--arrival", "sometimes", "--rate", "10"],
         "sometimes",

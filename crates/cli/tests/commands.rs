@@ -163,6 +163,7 @@ fn help_explains_the_load_models() {
         "--pipeline",
         "--fail-on-nested",
         "least-loaded:N",
+        "--stop-on-slo",
     ] {
         assert!(help.contains(flag), "--help lacks {flag}");
     }

@@ -7,7 +7,7 @@ use crate::live::Live;
 use crate::threads::LoadThreads;
 use poolbench_model::{
     plan_hash, CellResult, CellSpec, LoadModel, Machine, PipelineProbe, Plan, PlanError, RunResult,
-    ServerCounters, ShardStamp, StartSlots, SCHEMA_VERSION,
+    ServerCounters, ShardStamp, SkippedCell, SloStop, StartSlots, SCHEMA_VERSION,
 };
 use poolbench_pool::Connector;
 use poolbench_targets::{AnyTarget, Target, TargetError};
@@ -35,6 +35,8 @@ pub enum EngineError {
 pub trait Events {
     fn cell_started(&self, _index: usize, _total: usize, _cell: &CellSpec) {}
     fn cell_finished(&self, _index: usize, _total: usize, _result: &CellResult) {}
+    /// `--stop-on-slo` left the cell at `index` out.
+    fn cell_skipped(&self, _index: usize, _total: usize, _skipped: &SkippedCell) {}
     /// A live view to keep up to date while the cells run (none: nothing
     /// is counted for one).
     fn live(&self) -> Option<&Live> {
@@ -63,9 +65,16 @@ pub fn run(
     let started_at = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let ready = prepare(plan)?;
     let mut results = Vec::with_capacity(cells.len());
+    let mut stop = SloStop::of(plan);
+    let mut skipped = Vec::new();
     for (i, cell) in cells.iter().enumerate() {
         if crate::interrupt::requested().is_some() {
             break;
+        }
+        if let Some(s) = stop.as_ref().and_then(|stop| stop.skip(cell)) {
+            events.cell_skipped(i, cells.len(), &s);
+            skipped.push(s);
+            continue;
         }
         events.cell_started(i, cells.len(), cell);
         let live = events.live();
@@ -77,15 +86,18 @@ pub fn run(
             live.cell_finished();
         }
         let result = cell_result(*cell, plan, runs);
+        if let Some(stop) = &mut stop {
+            stop.record(cell, &result);
+        }
         events.cell_finished(i, cells.len(), &result);
         results.push(result);
     }
     let pipeline = ready.pipeline;
     drop(ready.load_threads);
     drop(ready.runtime);
-    Ok(run_result(
-        whole, plan, started_at, results, pipeline, stamp,
-    ))
+    let mut result = run_result(whole, plan, started_at, results, pipeline, stamp);
+    result.skipped = skipped;
+    Ok(result)
 }
 
 /// The cells this process runs (a shard's share), the plan it runs them under, its stamp.
@@ -123,6 +135,7 @@ fn run_result(
         started_at,
         interrupted: crate::interrupt::requested().map(signal_name),
         cells,
+        skipped: Vec::new(),
         findings: Vec::new(),
         recommendation: None,
         reason: None,

@@ -35,6 +35,8 @@ mod scheme;
 mod server_counters;
 mod shard;
 mod slo;
+mod slo_check;
+mod slo_stop;
 mod source;
 mod split;
 mod start;
@@ -77,7 +79,7 @@ pub use rate::{
     rate_schema, FoundRate, RatePhase, RatePoint, RateResult, RateVerdict, RATE_SCHEMA_VERSION,
 };
 pub use result::{
-    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart,
+    result_schema, CellResult, Connections, Errors, Histograms, RunResult, ShardPart, SkippedCell,
     SCHEMA_VERSION,
 };
 pub use sample::Sample;
@@ -85,6 +87,8 @@ pub use scheme::Scheme;
 pub use server_counters::{DbPoolCounters, ServerCounters};
 pub use shard::{Shard, ShardStamp, SplitError};
 pub use slo::{percentile_of, Slo};
+pub use slo_check::SloCheck;
+pub use slo_stop::SloStop;
 pub use source::{expand_sources, MAX_SOURCES};
 pub use split::plan_hash;
 pub use start::{parse_start, StartSlots};

@@ -71,6 +71,11 @@ pub struct Plan {
     /// Bounds a cell must meet to be recommended (`--slo`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<Slo>,
+    /// With `slo`: a strategy stops climbing the concurrency levels after
+    /// two cells in a row broke it, the cells above listed in the result's
+    /// `skipped` (`--stop-on-slo`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop_on_slo: bool,
     /// Keep each cell's latency per second of the measured window (for
     /// HdrHistogram interval logs, `--hdr-log`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -148,6 +153,7 @@ impl Plan {
             nested: false,
             pipeline: None,
             slo: None,
+            stop_on_slo: false,
             hdr_intervals: false,
             ramp: None,
             shard: None,

@@ -40,6 +40,10 @@ pub struct RunResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
     pub cells: Vec<CellResult>,
+    /// With `--stop-on-slo`: the cells not run, a strategy having broken
+    /// the SLO in two cells in a row below them, each with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedCell>,
     /// What the analysis found (what may make these numbers lie, and
     /// more), each with its evidence. `pitfalls` before schema version 2.
     #[serde(alias = "pitfalls")]
@@ -216,6 +220,25 @@ pub struct CellResult {
     /// A merge of shards: each shard's part of this cell.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<ShardPart>,
+}
+
+/// A cell of the grid that `--stop-on-slo` did not run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SkippedCell {
+    pub strategy: String,
+    /// Closed-loop workers (the open loop's cap on requests in flight).
+    pub concurrency: usize,
+    pub pool_size: Option<usize>,
+    /// Why, naming the cells below it that broke the SLO and the bounds
+    /// they broke: `pool:24 broke p99 < 50.0 ms at c=64 and c=128`.
+    pub reason: String,
+}
+
+impl SkippedCell {
+    /// The cell's name in tables and findings (`pool:16 c=100`).
+    pub fn label(&self) -> String {
+        cell_label(&self.strategy, self.concurrency)
+    }
 }
 
 /// One shard's part of a merged cell.

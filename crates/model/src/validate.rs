@@ -73,6 +73,12 @@ pub enum PlanError {
     SlotWithoutStart,
     #[error("--ramp changes the concurrency of a closed loop or the rate of an open one; batches have neither")]
     RampNeedsClosedLoop,
+    #[error("--stop-on-slo needs --slo BOUNDS: the bounds whose breach stops a strategy's climb")]
+    StopWithoutSlo,
+    #[error("--stop-on-slo climbs the concurrency levels and this grid has one: give -c two or more (a rate, a ramp or pool sizes are run whole)")]
+    StopWithoutClimb,
+    #[error("--stop-on-slo with --shard: each shard would stop on its own share, and the shards' cells would no longer add up")]
+    StopSharded,
 }
 
 impl Plan {
@@ -82,7 +88,8 @@ impl Plan {
         self.check_phases()?;
         self.check_schedule()?;
         self.check_protocol_options()?;
-        self.check_load()
+        self.check_load()?;
+        self.check_stop_on_slo()
     }
 
     /// Strategies, concurrency levels and pool sizes.
@@ -222,6 +229,26 @@ impl Plan {
         expand_sources(sources)
             .map(|_| ())
             .map_err(PlanError::Source)
+    }
+
+    /// `--stop-on-slo`: an SLO to judge by, levels to climb, one process.
+    fn check_stop_on_slo(&self) -> Result<(), PlanError> {
+        if !self.stop_on_slo {
+            return Ok(());
+        }
+        if self.slo.is_none() {
+            return Err(PlanError::StopWithoutSlo);
+        }
+        let mut levels = self.concurrency.clone();
+        levels.sort_unstable();
+        levels.dedup();
+        if levels.len() < 2 {
+            return Err(PlanError::StopWithoutClimb);
+        }
+        if self.shard.is_some() {
+            return Err(PlanError::StopSharded);
+        }
+        Ok(())
     }
 
     /// A rate above zero; batches that fit the request budget.

@@ -70,6 +70,7 @@ pub fn render_html(result: &RunResult) -> String {
         }
         _ => {}
     }
+    h.push_str(&crate::skipped::html(result));
     h.push_str("<h2>Scaling</h2><div class=\"charts\">\n");
     h.push_str(&line_chart(result, "throughput (req/s)", |c| {
         c.throughput_rps

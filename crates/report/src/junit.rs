@@ -6,7 +6,6 @@ use crate::compare::{bound_checks, Bound, Comparison};
 use junit_report::{
     Duration as JDuration, OffsetDateTime, ReportBuilder, TestCase, TestSuiteBuilder,
 };
-use poolbench_analysis::slo_checks;
 use poolbench_model::{CellResult, RunResult};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -88,7 +87,8 @@ fn cell_cases(r: &RunResult, c: &CellResult) -> Vec<JunitCase> {
     let class = c.label();
     let seconds = c.duration_s;
     match &r.config.slo {
-        Some(slo) => slo_checks(slo, c)
+        Some(slo) => slo
+            .checks(c)
             .into_iter()
             .map(|x| JunitCase {
                 class: class.clone(),

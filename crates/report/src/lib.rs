@@ -21,6 +21,7 @@ mod prometheus;
 mod ramp;
 mod rate_html;
 mod rate_views;
+mod skipped;
 mod spectrum;
 mod summary;
 mod table;
@@ -148,6 +149,7 @@ pub fn render_text(result: &RunResult) -> String {
             c.cells().len()
         ));
     }
+    out.push_str(&skipped::text(result));
     out.push_str(&summary::render(result));
     out.push_str("\nDetails\n-------\n");
     out.push_str(&table::render(result));

@@ -20,6 +20,7 @@ pub fn render_markdown(result: &RunResult) -> String {
         }
         _ => {}
     }
+    out.push_str(&crate::skipped::markdown(result));
     let mut by_level: BTreeMap<usize, Vec<&CellResult>> = BTreeMap::new();
     for c in &result.cells {
         by_level.entry(c.concurrency).or_default().push(c);
