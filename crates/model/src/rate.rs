@@ -31,7 +31,8 @@ pub struct RateResult {
     pub confirm_hold_s: f64,
     /// The search's measuring time, seconds.
     pub budget_s: f64,
-    /// Most requests in flight any point allowed (the open loop's cap).
+    /// Most requests in flight any point may allow (`--max-pool`): each
+    /// point's own cap is `in_flight_cap`.
     pub most_in_flight: usize,
     /// Every point, in the order measured: the rate points.
     pub rate_points: Vec<RatePoint>,
@@ -104,6 +105,12 @@ pub struct RatePoint {
     pub phase: RatePhase,
     /// Arrivals asked for, req/s (the open loop's schedule).
     pub rate_rps: f64,
+    /// Most requests in flight it allowed (the open loop's cap: four
+    /// times what the rate needs at the latency of the highest rate held
+    /// before it, and 8 more; requests beyond it wait to be sent, their
+    /// latency counted from their intended time).
+    #[serde(default)]
+    pub in_flight_cap: usize,
     /// Seconds held (measured, after the warm-up).
     pub held_s: f64,
     /// Requests completed in the hold (errors included).

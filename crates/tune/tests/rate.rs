@@ -8,7 +8,7 @@ use crate::rate_sim::{Queue, SimClock, SimQueue};
 use poolbench_model::{
     RatePhase, RatePoint, RateResult, RateVerdict, Slo, StrategySpec, TunePhase,
 };
-use poolbench_tune::rate::{judge, next, Next, RateSearcher, RateSetup};
+use poolbench_tune::rate::{in_flight_cap, judge, next, Next, RateSearcher, RateSetup};
 use poolbench_tune::{Ask, Measure};
 use std::time::Duration;
 
@@ -97,7 +97,7 @@ fn hold(q: Queue, rate: f64, hold: Duration) -> RatePoint {
         by_second: true,
     };
     let cell = sim.run(&ask).expect("a run").cell;
-    judge(RatePhase::Bisect, rate, &cell, &slo("p99<150ms"))
+    judge(RatePhase::Bisect, (rate, 1024), &cell, &slo("p99<150ms"))
 }
 
 #[test]
@@ -141,6 +141,44 @@ fn a_service_that_freezes_above_n_in_flight_is_answered_below_the_freeze_and_wai
             .all(|p| p.verdict == RateVerdict::Errors));
         assert!(r.stopped_early.is_none(), "{:?}", r.stopped_early);
     }
+}
+
+#[test]
+fn a_fastapi_like_service_is_not_handed_the_pile_of_requests_that_would_freeze_it_for_minutes() {
+    // One request at a time, 2.4 ms each (about 400 req/s); above 15 in
+    // flight it freezes 30 s, and 30 s more for each request above 15.
+    let mut q = Queue::new(400.0, 2.4);
+    q.freeze_above = Some(15.0);
+    q.freeze_for = Duration::from_secs(30);
+    q.freeze_each = Duration::from_secs(30);
+    for seed in 1..=3 {
+        let (r, while_frozen, _) = search(q.clone(), setup("p99<100ms", 120), seed);
+        assert!(
+            r.stopped_early.is_none(),
+            "seed {seed}: {:?}",
+            r.stopped_early
+        );
+        assert_eq!(while_frozen, 0);
+        let f = r.found.as_ref().expect("a rate");
+        assert!(
+            (370.0..=404.0).contains(&f.rate_rps),
+            "seed {seed}: {}",
+            f.rate_rps
+        );
+        // Each point's cap: 4 times what its rate needs, and 8 more.
+        assert!(
+            r.rate_points.iter().all(|p| p.in_flight_cap <= 15),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn the_cap_is_four_times_what_the_rate_needs_and_8_more_within_the_most() {
+    assert_eq!(in_flight_cap(1000.0, 20_000.0, 1024), 88);
+    assert_eq!(in_flight_cap(327.0, 2_400.0, 1024), 12);
+    assert_eq!(in_flight_cap(50_000.0, 20_000.0, 1024), 1024);
+    assert_eq!(in_flight_cap(1.0, 1.0, 4), 4);
 }
 
 #[test]

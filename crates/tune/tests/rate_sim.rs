@@ -1,9 +1,11 @@
 //! A simulated open-loop queue for the rate search (`--find-rate`): a
 //! service completing at most `capacity` req/s, each request `service_ms`
 //! alone; above it the queue grows by the excess and latency with it.
-//! Above `freeze_above` requests in flight it answers nothing for
-//! `freeze_for` and every request sent meanwhile fails (a timeout), as
-//! FastAPI with synchronous SQLAlchemy does at its pool's defaults.
+//! Above `freeze_above` requests in flight at the service (those past the
+//! open loop's cap wait in poolbench) it answers nothing for `freeze_for`
+//! and `freeze_each` more per request above it, and every request sent
+//! meanwhile fails (a timeout), as FastAPI with synchronous SQLAlchemy
+//! does at its pool's defaults.
 use crate::support::cell;
 use poolbench_model::{
     encode_histogram, new_histogram, CellResult, LatencyInterval, Summary, Timeline,
@@ -34,6 +36,8 @@ pub(crate) struct Queue {
     pub(crate) noise: f64,
     pub(crate) freeze_above: Option<f64>,
     pub(crate) freeze_for: Duration,
+    /// And this much longer for each request in flight above it.
+    pub(crate) freeze_each: Duration,
     /// poolbench sends at most this many req/s, its cores busy above it.
     pub(crate) generator: Option<f64>,
 }
@@ -46,6 +50,7 @@ impl Queue {
             noise: 0.0,
             freeze_above: None,
             freeze_for: Duration::ZERO,
+            freeze_each: Duration::ZERO,
             generator: None,
         }
     }
@@ -154,8 +159,12 @@ impl SimQueue {
             let now = self.clock.now() + Duration::from_secs_f64(i as f64 * DT);
             let frozen = now < self.frozen_until;
             let in_flight = sent.min(capacity) * s + queued;
-            if !frozen && q.freeze_above.is_some_and(|f| in_flight > f) {
-                self.frozen_until = now + q.freeze_for;
+            // Past the open loop's cap the requests wait in poolbench.
+            let at_service = in_flight.min(ask.in_flight as f64);
+            if let Some(excess) = q.freeze_above.map(|f| at_service - f).filter(|&e| e > 0.0) {
+                if !frozen {
+                    self.frozen_until = now + q.freeze_for + q.freeze_each.mul_f64(excess.ceil());
+                }
             }
             let frozen = now < self.frozen_until;
             let done = match frozen {

@@ -35,14 +35,30 @@ pub struct Trend {
     pub late_in_flight: f64,
 }
 
-/// The point measured at `rate` in `cell`, with its verdict.
-pub fn judge(phase: RatePhase, rate: f64, cell: &CellResult, slo: &Slo) -> RatePoint {
+/// The point measured at `rate` with at most `cap` in flight in `cell`,
+/// with its verdict.
+pub fn judge(
+    phase: RatePhase,
+    (rate, cap): (f64, usize),
+    cell: &CellResult,
+    slo: &Slo,
+) -> RatePoint {
     let trend = trend(rate, cell);
-    let (verdict, why) = verdict(rate, cell, slo, &trend);
+    let (verdict, mut why) = verdict(rate, cell, slo, &trend);
+    // The client held requests back: say so, as a pool of `cap` would.
+    if let Some(w) = why
+        .as_mut()
+        .filter(|_| trend.late_in_flight >= 0.95 * cap as f64)
+    {
+        w.push_str(&format!(
+            " (requests in flight at the cap of {cap}: the rest waited to be sent)"
+        ));
+    }
     let lat = &cell.latency_us;
     RatePoint {
         phase,
         rate_rps: rate,
+        in_flight_cap: cap,
         held_s: cell.duration_s,
         requests: cell.requests,
         errors: cell.errors.total + cell.dropped,

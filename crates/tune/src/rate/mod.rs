@@ -14,4 +14,4 @@ mod searcher;
 pub use answer::{conclude, slo_words};
 pub use judge::{judge, trend, Trend, DEFAULT_ERROR_RATE, GROWTH_SHARE};
 pub use next::{bounds, held, next, tally, Bounds, Next, CONFIRM_REPS, LEAST_RATE, WIDTH};
-pub use searcher::{default_hold, RateSearcher, RateSetup};
+pub use searcher::{default_hold, in_flight_cap, RateSearcher, RateSetup};

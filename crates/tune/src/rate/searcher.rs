@@ -38,6 +38,23 @@ const START_SHARE: f64 = 0.8;
 const PING_GAP: Duration = Duration::from_millis(500);
 /// The window of the first, one-at-a-time measurement.
 const ALONE: Duration = Duration::from_secs(1);
+/// The open loop's cap on requests in flight: this many times what the
+/// rate needs by Little's law at the latency of the highest rate held …
+const CAP_FACTOR: f64 = 4.0;
+/// … and this many more.
+const CAP_SLACK: usize = 8;
+
+/// Requests in flight a point at `rate` may have: four times what the
+/// rate needs at `latency_us` (Little's law), and 8 more, at most `most`.
+/// A point that needs more is one whose latency quadrupled: a client
+/// sized for its load would queue there too, and a service that freezes
+/// under a pile of requests (FastAPI with synchronous SQLAlchemy: each
+/// request queued above its pool holds the event loop 30 s) is not
+/// handed hundreds of them, which it would take many minutes to work off.
+pub fn in_flight_cap(rate: f64, latency_us: f64, most: usize) -> usize {
+    let needed = rate * latency_us / 1e6;
+    ((CAP_FACTOR * needed).ceil() as usize + CAP_SLACK).min(most.max(1))
+}
 
 /// A search point's hold when not given: 100 mean latencies of the
 /// service alone, from 3 s to 15 s (enough completions for a p99 per
@@ -159,12 +176,30 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
         self.setup.warmup + hold + Duration::from_millis(300)
     }
 
+    /// The mean latency of the highest rate held so far (that of one
+    /// request alone before any), µs.
+    fn latency_held_us(&self) -> f64 {
+        let lo = super::next::bounds(&self.result.rate_points).lo;
+        let at: Vec<f64> = self
+            .result
+            .rate_points
+            .iter()
+            .filter(|p| Some(p.rate_rps) == lo && p.verdict.holds())
+            .map(|p| p.mean_us)
+            .collect();
+        match at.is_empty() {
+            true => self.alone_us,
+            false => at.iter().sum::<f64>() / at.len() as f64,
+        }
+    }
+
     /// `rate` held once, judged, kept.
     fn hold(&mut self, rate: f64, phase: RatePhase, hold: Duration) -> Result<RatePoint, M::Error> {
+        let cap = in_flight_cap(rate, self.latency_held_us(), self.setup.most_in_flight);
         let ask = Ask {
             phase: TunePhase::Capacity,
             strategy: self.setup.strategy,
-            in_flight: self.setup.most_in_flight,
+            in_flight: cap,
             window: hold,
             rate: Some(rate),
             requests: None,
@@ -172,7 +207,7 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
             by_second: true,
         };
         let cell = self.run_once(&ask)?;
-        let p = judge(phase, rate, &cell, &self.setup.slo);
+        let p = judge(phase, (rate, cap), &cell, &self.setup.slo);
         self.measure.rate_measured(&p, self.clock.now());
         self.result.rate_points.push(p.clone());
         Ok(p)
