@@ -61,6 +61,10 @@ pub struct FigureKind {
     pub unit: &'static str,
     /// What its interval is, for the words: `the 95% half-widths`.
     pub spread: &'static str,
+    /// A change of this many percent or less is never significant, for
+    /// the reason `floor_why` gives (0: the interval alone decides).
+    pub floor_pct: f64,
+    pub floor_why: &'static str,
 }
 
 /// One compared figure.
@@ -124,7 +128,7 @@ impl Figure {
         let (change_pct, change_is) = change(before, after);
         let n = |r: Reading| number(kind.unit, r.value);
         let (significant, basis) = match (before, after, change_pct) {
-            (Some(b), Some(a), Some(_)) => by_intervals(kind, b, a, change_is),
+            (Some(b), Some(a), Some(pct)) => by_intervals(kind, (b, a), (pct, change_is)),
             (Some(b), Some(a), None) if b.at_least && a.at_least => (
                 None,
                 format!("none found up to {} before, {} after", n(b), n(a)),
@@ -202,6 +206,15 @@ impl Figure {
         )
     }
 
+    /// The title with its unit: `peak throughput (req/s)`; durations
+    /// say their own unit.
+    pub fn label(&self) -> String {
+        match self.unit.as_str() {
+            "µs" => self.title.clone(),
+            u => format!("{} ({u})", self.title),
+        }
+    }
+
     /// `significant`, `not significant`, `cannot tell`.
     pub fn verdict(&self) -> &'static str {
         match self.significant {
@@ -227,7 +240,11 @@ fn change(before: Option<Reading>, after: Option<Reading>) -> (Option<f64>, Chan
     (Some((a.value - b.value) / b.value * 100.0), is)
 }
 
-fn by_intervals(kind: &FigureKind, b: Reading, a: Reading, is: ChangeIs) -> (Option<bool>, String) {
+fn by_intervals(
+    kind: &FigureKind,
+    (b, a): (Reading, Reading),
+    (pct, is): (f64, ChangeIs),
+) -> (Option<bool>, String) {
     let (Some(hb), Some(ha)) = (b.half_width, a.half_width) else {
         return (None, "no interval on a side".to_string());
     };
@@ -240,8 +257,19 @@ fn by_intervals(kind: &FigureKind, b: Reading, a: Reading, is: ChangeIs) -> (Opt
         ChangeIs::AtMost => a.value < b.value,
         ChangeIs::AtLeast => a.value > b.value,
     };
-    match (apart > hb + ha, away, is) {
+    let beyond = apart > hb + ha;
+    let small = pct.abs() <= kind.floor_pct;
+    match (beyond && !small, away, is) {
         (true, true, _) => (Some(true), format!("{} apart, more than {sum}", n(apart))),
+        (false, _, ChangeIs::Exact) if beyond => (
+            Some(false),
+            format!(
+                "{} apart, more than {sum} but within {}%: {}",
+                n(apart),
+                (kind.floor_pct * 100.0).round() / 100.0,
+                kind.floor_why
+            ),
+        ),
         (false, _, ChangeIs::Exact) => (Some(false), format!("{} apart, within {sum}", n(apart))),
         _ => (
             None,

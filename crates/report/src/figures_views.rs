@@ -28,15 +28,15 @@ pub fn render_figures_text(c: &FigureComparison) -> String {
     }
     let _ = writeln!(
         out,
-        "\n  {:<11} {:<24} {:>16} {:>16} {:>16}  significance",
+        "\n  {:<11} {:<30} {:>14} {:>14} {:>15}  significance",
         "--fail-if", "figure", "before", "after", "change"
     );
     for f in &c.figures {
         let _ = writeln!(
             out,
-            "  {:<11} {:<24} {:>16} {:>16} {:>16}  {}",
+            "  {:<11} {:<30} {:>14} {:>14} {:>15}  {}",
             f.name,
-            format!("{} ({})", f.title, f.unit),
+            f.label(),
             shown(&f.unit, f.before),
             shown(&f.unit, f.after),
             f.change_text(),
@@ -71,9 +71,8 @@ pub fn render_figures_markdown(c: &FigureComparison) -> String {
     for f in &c.figures {
         let _ = writeln!(
             out,
-            "| {} ({}) | `{}` | {} | {} | {} | {} |",
-            f.title,
-            f.unit,
+            "| {} | `{}` | {} | {} | {} | {} |",
+            f.label(),
             f.name,
             shown(&f.unit, f.before),
             shown(&f.unit, f.after),
@@ -114,9 +113,8 @@ pub fn render_figures_html(c: &FigureComparison) -> String {
     for f in &c.figures {
         let _ = writeln!(
             h,
-            "<tr><td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            esc(&f.title),
-            esc(&f.unit),
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&f.label()),
             esc(&f.name),
             esc(&shown(&f.unit, f.before)),
             esc(&shown(&f.unit, f.after)),

@@ -4,6 +4,7 @@
 //! and what keeps the two from being like for like.
 use crate::figures::{number, ChangeIs, Figure, FigureKind, Reading};
 use crate::format::fmt_rate;
+use crate::tune_figures::THROUGHPUT;
 use poolbench_model::{TuneLoad, TunePhase, TuneResult};
 
 fn figure<'a>(f: &'a [Figure], name: &str) -> Option<&'a Figure> {
@@ -18,16 +19,15 @@ fn value(f: &Figure, after: bool) -> Option<f64> {
 
 /// The answer, then one sentence per other significant change.
 pub(crate) fn summary(b: &TuneResult, a: &TuneResult, f: &[Figure]) -> Vec<String> {
-    let (head, used_peak) = headline(b, a, f);
+    let (head, said) = headline(b, a, f);
     let mut out = vec![match advice(f) {
         Some(advice) => format!("{head}: {advice}"),
         None => head,
     }];
     for name in ["peak", "knee", "cliff", "throughput", "p99"] {
-        if name == "peak" && used_peak {
-            continue;
+        if Some(name) != said {
+            out.extend(figure(f, name).and_then(moved));
         }
-        out.extend(figure(f, name).and_then(moved));
     }
     match (&b.recommendation, &a.recommendation) {
         (Some(_), None) => out.push(format!(
@@ -45,17 +45,29 @@ pub(crate) fn summary(b: &TuneResult, a: &TuneResult, f: &[Figure]) -> Vec<Strin
 }
 
 /// How much the build serves: at the pool the before tune picked, where
-/// the after tune measured it too; else at its peak. Says whether the
-/// peak was used.
-fn headline(b: &TuneResult, a: &TuneResult, f: &[Figure]) -> (String, bool) {
+/// the after tune measured it too; else at each tune's pick, where that
+/// can be judged; else at the peak. Names the figure it said.
+fn headline(b: &TuneResult, a: &TuneResult, f: &[Figure]) -> (String, Option<&'static str>) {
     if let Some((spec, same)) = same_pool(b, a) {
         let values = format!("{spec}: {}", same.values());
-        return (serves_text(&same, "at the same pool", &values), false);
+        return (serves_text(&same, "at the same pool", &values), None);
     }
-    let Some(peak) = figure(f, "peak").filter(|p| p.change_pct.is_some()) else {
-        return ("no peak to compare".to_string(), true);
-    };
-    (serves_text(peak, "at its peak", &peak.values()), true)
+    let picked = figure(f, "throughput").filter(|t| t.significant.is_some());
+    if let (Some(t), Some(pb), Some(pa)) = (picked, &b.recommendation, &a.recommendation) {
+        let specs = match pb.spec == pa.spec {
+            true => pb.spec.clone(),
+            false => format!("{} → {}", pb.spec, pa.spec),
+        };
+        let values = format!("{specs}: {}", t.values());
+        return (serves_text(t, "at its pick", &values), Some("throughput"));
+    }
+    match figure(f, "peak").filter(|p| p.change_pct.is_some()) {
+        Some(peak) => (
+            serves_text(peak, "at its peak", &peak.values()),
+            Some("peak"),
+        ),
+        None => ("no throughput to compare".to_string(), None),
+    }
 }
 
 fn serves_text(x: &Figure, at: &str, values: &str) -> String {
@@ -72,8 +84,7 @@ fn serves_text(x: &Figure, at: &str, values: &str) -> String {
         ),
         Some(false) => format!("this build serves as much {at} ({values}, within {CI95})"),
         None => format!(
-            "{at} this build serves {} ({values}), which cannot be judged: {}",
-            x.change_text(),
+            "how much this build serves {at} cannot be told ({values}; {})",
             x.basis
         ),
     }
@@ -95,6 +106,7 @@ fn same_pool(b: &TuneResult, a: &TuneResult) -> Option<(String, Figure)> {
         title: "throughput at the same pool",
         unit: "req/s",
         spread: "the 95% half-widths",
+        ..THROUGHPUT
     };
     let same = Figure::judged(
         &kind,
@@ -123,9 +135,9 @@ fn advice(f: &[Figure]) -> Option<String> {
         ));
     }
     match (pick.significant, pb, pa) {
-        (Some(true), Some(p), Some(_)) => {
-            Some(format!("the pick moved from {p:.0} connections{set}"))
-        }
+        (Some(true), Some(p), Some(n)) => Some(format!(
+            "the pick moved from {p:.0} to {n:.0} connections{set}"
+        )),
         (Some(false), Some(p), Some(n)) if p == n => Some(format!("keep {p:.0}")),
         (Some(false), Some(p), Some(n)) => Some(format!(
             "keep {p:.0} (the search picked {n:.0}, within its resolution)"
