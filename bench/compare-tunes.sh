@@ -4,7 +4,7 @@
 # most 24 requests served at once (the excess waits), the same again, and
 # with at most 18. Each tune takes about 2 minutes.
 #
-#   bench/compare-tunes.sh [--fixtures]
+#   bench/compare-tunes.sh [--keep DIR]
 #
 # Prints each tune's figures, both comparisons as `compare` prints them,
 # and checks (met / NOT MET):
@@ -12,13 +12,16 @@
 #     significant, and `--fail-if 'peak<-10%'` exits 1;
 #   - 24 against 24: no change significant, and the whole gate
 #     (peak, knee, serves, pick, p99) exits 0.
-# Exits 1 if a check missed. With --fixtures, the three tunes are also
-# written as the CLI tests' fixtures (crates/cli/tests/fixtures/
-# tune-serves-{24,24-again,18}.json), which the tests compare.
+# Exits 1 if a check missed. With --keep DIR, the three tunes are also
+# written to DIR as tune-serves-{24,24-again,18}.json: the CLI tests'
+# fixtures (crates/cli/tests/fixtures) are three such tunes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fixtures=
-[ "${1:-}" = --fixtures ] && fixtures=crates/cli/tests/fixtures
+keep=
+if [ "${1:-}" = --keep ]; then
+    keep=${2:?--keep DIR}
+    mkdir -p "$keep"
+fi
 . bench/lib.sh
 build_poolbench
 print_machine
@@ -40,7 +43,7 @@ print(f"tune {sys.argv[2]:<15} peak {c['max_rps']:,.0f} ±{ci:,.1f} req/s, knee 
       f"serves {c['serves_at_once']}, cliff {c['cliff_in_flight']}, pick {p['spec']} "
       f"({p['throughput_rps']:,.0f} req/s, p99 {p['p99_us'] / 1000:.1f} ms), {sys.argv[3]} s")
 PY
-    [ -z "$fixtures" ] || cp "$bench_tmp/$name.json" "$fixtures/tune-$name.json"
+    [ -z "$keep" ] || cp "$bench_tmp/$name.json" "$keep/tune-$name.json"
 }
 
 tune 24 serves-24
