@@ -109,11 +109,15 @@ pub fn render_figures_html(c: &FigureComparison) -> String {
         let _ = writeln!(h, "<p class=\"norec\">{}</p>", esc(n));
     }
     h.push_str(&change_bars(&c.figures));
-    h.push_str("<table><tr><th>figure</th><th>--fail-if</th><th>before</th><th>after</th><th>change</th><th>significance</th></tr>\n");
+    // Readings on one line; the verdict in words, read from the left.
+    h.push_str(
+        "<style>td.n { white-space: nowrap; } td.why, th.why { text-align: left; }</style>\n",
+    );
+    h.push_str("<table><tr><th>figure</th><th>--fail-if</th><th>before</th><th>after</th><th>change</th><th class=\"why\">significance</th></tr>\n");
     for f in &c.figures {
         let _ = writeln!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"why\">{}</td></tr>",
             esc(&f.label()),
             esc(&f.name),
             esc(&shown(&f.unit, f.before)),
