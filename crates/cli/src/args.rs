@@ -65,9 +65,16 @@ pub(crate) enum Command {
     /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in
     /// any format.
     Report(ReportArgs),
-    /// Compare two saved results cell by cell: the change of throughput,
-    /// p50, p99 and errors, significant or not (Welch's t-test on the
-    /// repetitions, --reps 3 or more on both sides).
+    /// Compare two saved results of one kind. Two runs, cell by cell: the
+    /// change of throughput, p50, p99 and errors, significant or not
+    /// (Welch's t-test on the repetitions, --reps 3 or more on both
+    /// sides). Two tunes, figure by figure: the peak, knee, serves at
+    /// once, cliff and the pick (its pool size, throughput and p99), each
+    /// change judged against its interval, and what it means in words. A
+    /// tune and a run are not compared (exit 2).
+    ///
+    /// Exit codes: 0 compared (every --fail-if bound held); 1 a
+    /// significant change crossed a --fail-if bound; 2 bad input.
     Compare(CompareArgs),
     /// Merge results of the same plan run by several processes or machines
     /// at once: histograms added, counts and throughput summed.
@@ -162,8 +169,10 @@ pub(crate) enum ExplainFormat {
 pub(crate) enum SchemaOf {
     /// What `run`, `merge` and `report` write as JSON.
     Result,
-    /// What `compare --format json` prints.
+    /// What `compare --format json` prints for two runs.
     Comparison,
+    /// What `compare --format json` prints for two tunes.
+    FigureComparison,
     /// What `tune --format json` prints.
     Tune,
     /// What `tune --find-rate --format json` prints.
@@ -187,13 +196,18 @@ pub(crate) struct MergeArgs {
 
 #[derive(Args, Debug)]
 pub(crate) struct CompareArgs {
-    /// The result to compare against (`run -o BASE.json`).
+    /// The result to compare against (`run -o BASE.json` or `tune -o
+    /// BEFORE.json`).
     pub(crate) base: PathBuf,
-    /// The result compared.
+    /// The result compared, of the same kind.
     pub(crate) new: PathBuf,
-    /// Exit 1 when a significant change crosses a bound, e.g.
-    /// 'throughput<-5%,p99>+10%' (metrics: throughput, p50, p99 in %,
-    /// errors in percentage points).
+    /// Exit 1 when a significant change crosses a bound. Two runs, per
+    /// matched cell: throughput, p50, p99 in %, errors in percentage
+    /// points, e.g. 'throughput<-5%,p99>+10%'. Two tunes, in %: peak (the
+    /// peak throughput), knee, serves (serves at once), cliff, pick (the
+    /// pick's pool size), throughput and p99 (at the pick), e.g.
+    /// 'peak<-10%,knee<-10%,serves<-10%,pick<-10%,p99>+20%'. A change
+    /// that is not significant, or cannot be told, crosses no bound.
     #[arg(long, value_name = "BOUNDS")]
     pub(crate) fail_if: Option<String>,
     /// What to print on stdout: text, json, markdown or html (csv is
@@ -201,7 +215,7 @@ pub(crate) struct CompareArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub(crate) format: Format,
     /// Also write the comparison to FILE, in the format its extension
-    /// names (.txt, .json, .md, .html); repeat.
+    /// names (.txt, .json, .md, .html, .xml for JUnit); repeat.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Vec<PathBuf>,
 }

@@ -1,8 +1,11 @@
-//! `poolbench compare BASE.json NEW.json`: two saved results, cell by cell.
+//! `poolbench compare BASE.json NEW.json`: two saved results of one kind,
+//! two runs cell by cell or two tunes figure by figure.
 use crate::args::{CompareArgs, Format};
 use crate::saved::Saved;
 use crate::Failure;
-use poolbench_report::Comparison;
+use poolbench_model::{RunResult, TuneResult};
+use poolbench_report::{Bound, Comparison, FigureComparison};
+use std::time::SystemTime;
 
 pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     let bounds = match &a.fail_if {
@@ -26,20 +29,28 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     crate::output::check(&a.output)?;
-    let (base, new) = match (crate::saved::load(&a.base)?, crate::saved::load(&a.new)?) {
-        (Saved::Run(b), Saved::Run(n)) => (*b, *n),
-        (b, n) => {
-            return Err(Failure::input(format!(
-                "compare needs two run results: {} is {} and {} is {} (a tune is read with poolbench report)",
-                a.base.display(),
-                b.kind(),
-                a.new.display(),
-                n.kind(),
-            )))
-        }
-    };
-    let c = poolbench_report::compare(&base, &new);
-    let now = std::time::SystemTime::now();
+    match (crate::saved::load(&a.base)?, crate::saved::load(&a.new)?) {
+        (Saved::Run(b), Saved::Run(n)) => runs(&a, &formats, &bounds, (&b, &n)),
+        (Saved::Tune(b), Saved::Tune(n)) => tunes(&a, &formats, &bounds, (&b, &n)),
+        (b, n) => Err(Failure::input(format!(
+            "compare needs two results of one kind: {} is {} and {} is {}",
+            a.base.display(),
+            b.kind(),
+            a.new.display(),
+            n.kind(),
+        ))),
+    }
+}
+
+/// Two runs, cell by cell.
+fn runs(
+    a: &CompareArgs,
+    formats: &[Format],
+    bounds: &[Bound],
+    (base, new): (&RunResult, &RunResult),
+) -> Result<(), Failure> {
+    poolbench_report::names_apply(bounds, "run").map_err(Failure::input)?;
+    let c = poolbench_report::compare(base, new);
     if c.cells.is_empty() {
         return Err(Failure::input(format!(
             "no cell of {} matches one of {} (by scheme, strategy, concurrency and pool size)",
@@ -47,12 +58,42 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
             a.new.display()
         )));
     }
+    let now = SystemTime::now();
+    let render = |format| render_cells(format, &c, bounds, now);
+    finish(a, formats, render, poolbench_report::violations(&c, bounds))
+}
+
+/// Two tunes, figure by figure.
+fn tunes(
+    a: &CompareArgs,
+    formats: &[Format],
+    bounds: &[Bound],
+    (base, new): (&TuneResult, &TuneResult),
+) -> Result<(), Failure> {
+    poolbench_report::names_apply(bounds, "tune").map_err(Failure::input)?;
+    let c = poolbench_report::compare_tunes(base, new);
+    let now = SystemTime::now();
+    let render = |format| render_figures(format, &c, bounds, now);
+    finish(
+        a,
+        formats,
+        render,
+        poolbench_report::figure_violations(&c, bounds),
+    )
+}
+
+/// Write every `-o` file and print, then exit 1 if a bound was crossed.
+fn finish(
+    a: &CompareArgs,
+    formats: &[Format],
+    render: impl Fn(Format) -> String,
+    crossed: Vec<String>,
+) -> Result<(), Failure> {
     for (path, format) in a.output.iter().zip(formats) {
-        crate::output::write_atomic(path, render(format, &c, &bounds, now))
+        crate::output::write_atomic(path, render(*format))
             .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
     }
-    crate::output::emit(&render(a.format, &c, &bounds, now));
-    let crossed = poolbench_report::violations(&c, &bounds);
+    crate::output::emit(&render(a.format));
     if crossed.is_empty() {
         return Ok(());
     }
@@ -62,12 +103,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     )))
 }
 
-fn render(
-    format: Format,
-    c: &Comparison,
-    bounds: &[poolbench_report::Bound],
-    now: std::time::SystemTime,
-) -> String {
+fn render_cells(format: Format, c: &Comparison, bounds: &[Bound], now: SystemTime) -> String {
     match format {
         Format::Junit => {
             poolbench_report::render_junit(&poolbench_report::comparison_junit(c, bounds, now))
@@ -76,5 +112,22 @@ fn render(
         Format::Markdown => poolbench_report::render_comparison_markdown(c),
         Format::Html => poolbench_report::render_comparison_html(c),
         Format::Text | Format::Csv => poolbench_report::render_comparison(c),
+    }
+}
+
+fn render_figures(
+    format: Format,
+    c: &FigureComparison,
+    bounds: &[Bound],
+    now: SystemTime,
+) -> String {
+    match format {
+        Format::Junit => {
+            poolbench_report::render_junit(&poolbench_report::figures_junit(c, bounds, now))
+        }
+        Format::Json => serde_json::to_string_pretty(c).expect("a comparison serializes") + "\n",
+        Format::Markdown => poolbench_report::render_figures_markdown(c),
+        Format::Html => poolbench_report::render_figures_html(c),
+        Format::Text | Format::Csv => poolbench_report::render_figures_text(c),
     }
 }

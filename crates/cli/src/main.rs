@@ -151,6 +151,7 @@ fn main() -> ExitCode {
             let schema = match a.of {
                 args::SchemaOf::Result => poolbench_model::result_schema(),
                 args::SchemaOf::Comparison => poolbench_report::comparison_schema(),
+                args::SchemaOf::FigureComparison => poolbench_report::figure_comparison_schema(),
                 args::SchemaOf::Tune => poolbench_model::tune_schema(),
                 args::SchemaOf::Rate => poolbench_model::rate_schema(),
             };

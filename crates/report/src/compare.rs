@@ -2,6 +2,7 @@
 //! concurrency, pool size), the change of throughput, p50, p99 and error
 //! rate, and whether a change is significant (Welch's t-test on the
 //! repetitions, both sides with at least 3; "not significant" otherwise).
+use crate::bounds::{Bound, BoundCheck};
 use crate::format::fmt_rate;
 use poolbench_model::{cell_label, CellResult, RunResult};
 use serde::Serialize;
@@ -36,51 +37,6 @@ pub struct Comparison {
     pub cells: Vec<CellChange>,
     /// Cells in only one of the two, `strategy c=N`.
     pub unmatched: Vec<String>,
-}
-
-/// A bound a significant change must not cross: `throughput<-5%` (a drop
-/// of more than 5%), `p99>+10%`, `p50>+10%`, `errors>+1` (points).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Bound {
-    pub metric: String,
-    pub below: bool,
-    pub limit: f64,
-}
-
-/// `throughput<-5%,p99>+10%`.
-pub fn parse_bounds(text: &str) -> Result<Vec<Bound>, String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            let (metric, below, rest) = match (s.split_once('<'), s.split_once('>')) {
-                (Some((m, r)), None) => (m, true, r),
-                (None, Some((m, r))) => (m, false, r),
-                _ => {
-                    return Err(format!(
-                        "--fail-if \"{s}\": expected METRIC<N% or METRIC>N%"
-                    ))
-                }
-            };
-            let metric = metric.trim();
-            if !["throughput", "p50", "p99", "errors"].contains(&metric) {
-                return Err(format!(
-                    "--fail-if \"{s}\": the metric is throughput, p50, p99 or errors"
-                ));
-            }
-            let limit: f64 = rest
-                .trim()
-                .trim_end_matches('%')
-                .trim_start_matches('+')
-                .parse()
-                .map_err(|_| format!("--fail-if \"{s}\": \"{rest}\" is not a number"))?;
-            Ok(Bound {
-                metric: metric.to_string(),
-                below,
-                limit,
-            })
-        })
-        .collect()
 }
 
 fn key(r: &RunResult, c: &CellResult) -> (String, String, usize, Option<usize>) {
@@ -145,8 +101,14 @@ pub fn compare(base: &RunResult, new: &RunResult) -> Comparison {
 
 /// Welch's t-test, two-sided at 95%: `None` with fewer than 3 values on
 /// a side.
-fn welch(a: &[f64], b: &[f64]) -> Option<bool> {
-    if a.len() < 3 || b.len() < 3 {
+pub(crate) fn welch(a: &[f64], b: &[f64]) -> Option<bool> {
+    welch_from(a, b, 3)
+}
+
+/// Welch's t-test, two-sided at 95%, with at least `least` values a side
+/// (`None` with fewer).
+pub(crate) fn welch_from(a: &[f64], b: &[f64], least: usize) -> Option<bool> {
+    if a.len() < least.max(2) || b.len() < least.max(2) {
         return None;
     }
     let stats = |x: &[f64]| {
@@ -189,21 +151,6 @@ pub fn violations(c: &Comparison, bounds: &[Bound]) -> Vec<String> {
         .collect()
 }
 
-/// One `--fail-if` bound checked against one matched cell.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BoundCheck {
-    /// The cell: `pool:8 c=16`.
-    pub cell: String,
-    /// The bound as written: `throughput<-5`.
-    pub bound: String,
-    /// The change measured: `throughput -7.2%` (significance noted).
-    pub measured: String,
-    /// Crossed by a significant change.
-    pub crossed: bool,
-    /// The crossing in one line, as `violations` gives it.
-    pub line: String,
-}
-
 /// Every bound against every matched cell, crossed or not.
 pub fn bound_checks(c: &Comparison, bounds: &[Bound]) -> Vec<BoundCheck> {
     let mut out = Vec::new();
@@ -216,12 +163,9 @@ pub fn bound_checks(c: &Comparison, bounds: &[Bound]) -> Vec<BoundCheck> {
                 // Error rates are counts, not samples: any change counts.
                 _ => (cell.error_rate_pp, Some(true)),
             };
-            let beyond = match b.below {
-                true => change < b.limit,
-                false => change > b.limit,
-            };
+            let beyond = b.beyond(change);
             let unit = if b.metric == "errors" { " pp" } else { "%" };
-            let bound = format!("{}{}{}", b.metric, if b.below { "<" } else { ">" }, b.limit);
+            let bound = b.written();
             let label = cell_label(&cell.strategy, cell.concurrency);
             let noise = match significant {
                 Some(true) => "",
@@ -297,29 +241,5 @@ mod tests {
             Some(false)
         );
         assert_eq!(welch(&[1.0, 2.0], &[3.0, 4.0, 5.0]), None);
-    }
-
-    #[test]
-    fn bounds_parse_and_bad_ones_say_why() {
-        let b = parse_bounds("throughput<-5%, p99>+10%").unwrap();
-        assert_eq!(
-            b[0],
-            Bound {
-                metric: "throughput".into(),
-                below: true,
-                limit: -5.0
-            }
-        );
-        assert_eq!(
-            b[1],
-            Bound {
-                metric: "p99".into(),
-                below: false,
-                limit: 10.0
-            }
-        );
-        assert!(parse_bounds("speed<1%").unwrap_err().contains("metric"));
-        assert!(parse_bounds("p99=1").is_err());
-        assert!(parse_bounds("p99>x%").is_err());
     }
 }

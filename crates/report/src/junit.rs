@@ -2,7 +2,9 @@
 //! what was measured. Suites are built here from a run's SLO bounds or a
 //! comparison's `--fail-if` bounds; a scenario's expectations arrive as
 //! [`JunitSuite`]s from the caller.
-use crate::compare::{bound_checks, Bound, Comparison};
+use crate::bounds::Bound;
+use crate::compare::{bound_checks, Comparison};
+use crate::figures::{figure_checks, FigureComparison};
 use junit_report::{
     Duration as JDuration, OffsetDateTime, ReportBuilder, TestCase, TestSuiteBuilder,
 };
@@ -151,6 +153,47 @@ pub fn comparison_junit(c: &Comparison, bounds: &[Bound], at: SystemTime) -> Vec
     };
     vec![JunitSuite {
         name,
+        started: at,
+        cases,
+    }]
+}
+
+/// A comparison of figures' verdict: one case per `--fail-if` bound
+/// (failed when a significant change crossed it); without bounds, one
+/// passing case per figure with its change.
+pub fn figures_junit(c: &FigureComparison, bounds: &[Bound], at: SystemTime) -> Vec<JunitSuite> {
+    let class = format!("compare {}", c.kind);
+    let cases = match bounds.is_empty() {
+        false => figure_checks(c, bounds)
+            .into_iter()
+            .map(|x| JunitCase {
+                class: class.clone(),
+                name: format!("fail-if {}", x.bound),
+                failure: x.crossed.then(|| format!("crossed: {}", x.line)),
+                measured: x.measured,
+                seconds: 0.0,
+            })
+            .collect(),
+        true => c
+            .figures
+            .iter()
+            .map(|f| JunitCase {
+                class: class.clone(),
+                name: format!("compared {}", f.name),
+                measured: format!(
+                    "{} {}: {} ({})",
+                    f.title,
+                    f.values(),
+                    f.change_text(),
+                    f.verdict()
+                ),
+                failure: None,
+                seconds: 0.0,
+            })
+            .collect(),
+    };
+    vec![JunitSuite {
+        name: format!("poolbench compare {} {}", c.base, c.new),
         started: at,
         cases,
     }]

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 mod advice;
+mod bounds;
 mod census_text;
 mod charts;
 mod client_check_text;
@@ -10,6 +11,8 @@ mod compare;
 mod compare_views;
 mod csv;
 mod explain;
+mod figures;
+mod figures_views;
 mod fleet;
 mod format;
 mod grid;
@@ -26,35 +29,47 @@ mod spectrum;
 mod summary;
 mod table;
 mod timeline_chart;
+mod tune_compare;
+mod tune_figures;
 mod tune_fleet;
 mod tune_html;
 mod tune_text;
 mod tune_timeouts;
 mod tune_views;
+mod tune_words;
 
 use poolbench_model::{LoadModel, RunResult};
 
+pub use bounds::{names_apply, parse_bounds, Bound, BoundCheck, BOUNDABLE};
 pub use census_text::render_census_text;
 pub use client_check_text::{
     client_check_junit, client_verdict, render_client_check_html, render_client_check_text,
 };
 pub use compare::{
-    bound_checks, compare, comparison_schema, parse_bounds, render_comparison, violations, Bound,
-    BoundCheck, CellChange, Comparison,
+    bound_checks, compare, comparison_schema, render_comparison, violations, CellChange, Comparison,
 };
 pub use compare_views::{render_comparison_html, render_comparison_markdown};
 pub use csv::render_csv;
 pub use explain::{explain_list, explain_markdown, explain_name, explain_text};
+pub use figures::{
+    figure_checks, figure_comparison_schema, figure_violations, resolution, ChangeIs, Figure,
+    FigureComparison, FigureKind, Reading,
+};
+pub use figures_views::{render_figures_html, render_figures_markdown, render_figures_text};
 pub use fleet::{fleet_html, fleet_sentence, fleet_text};
 pub use format::{fmt_duration_us, fmt_rate};
 pub use html::render_html;
-pub use junit::{comparison_junit, render_junit, run_junit, started, JunitCase, JunitSuite};
+pub use junit::{
+    comparison_junit, figures_junit, render_junit, run_junit, started, JunitCase, JunitSuite,
+};
 pub use markdown::render_markdown;
 pub use prometheus::{render_prometheus, Exposition, EXPOSITION_CONTENT_TYPE};
 pub use rate_html::render_rate_html;
 pub use rate_views::{rate_answer, rate_junit, render_rate_markdown, render_rate_text};
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
 pub use table::ties_with_best;
+pub use tune_compare::compare_tunes;
+pub use tune_figures::tune_figures;
 pub use tune_html::render_tune_html;
 pub use tune_text::{render_tune_text, tune_answer};
 pub use tune_views::{render_tune_csv, render_tune_markdown, tune_junit};
