@@ -206,8 +206,10 @@ pub(crate) struct CompareArgs {
     /// points, e.g. 'throughput<-5%,p99>+10%'. Two tunes, in %: peak (the
     /// peak throughput), knee, serves (serves at once), cliff, pick (the
     /// pick's pool size), throughput and p99 (at the pick), e.g.
-    /// 'peak<-10%,knee<-10%,serves<-10%,pick<-10%,p99>+20%'. A change
-    /// that is not significant, or cannot be told, crosses no bound.
+    /// 'peak<-10%,knee<-10%,serves<-10%,pick<-10%,p99>+20%'. Two
+    /// find-rates (tune --find-rate), in %: rate (the rate held),
+    /// throughput and p99 (at it), e.g. 'rate<-10%'. A change that is not
+    /// significant, or cannot be told, crosses no bound.
     #[arg(long, value_name = "BOUNDS")]
     pub(crate) fail_if: Option<String>,
     /// What to print on stdout: text, json, markdown or html (csv is

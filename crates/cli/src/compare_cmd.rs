@@ -3,7 +3,7 @@
 use crate::args::{CompareArgs, Format};
 use crate::saved::Saved;
 use crate::Failure;
-use poolbench_model::{RunResult, TuneResult};
+use poolbench_model::{RateResult, RunResult, TuneResult};
 use poolbench_report::{Bound, Comparison, FigureComparison};
 use std::time::SystemTime;
 
@@ -32,6 +32,7 @@ pub(crate) fn compare(a: CompareArgs) -> Result<(), Failure> {
     match (crate::saved::load(&a.base)?, crate::saved::load(&a.new)?) {
         (Saved::Run(b), Saved::Run(n)) => runs(&a, &formats, &bounds, (&b, &n)),
         (Saved::Tune(b), Saved::Tune(n)) => tunes(&a, &formats, &bounds, (&b, &n)),
+        (Saved::Rate(b), Saved::Rate(n)) => rates(&a, &formats, &bounds, (&b, &n)),
         (b, n) => Err(Failure::input(format!(
             "compare needs two results of one kind: {} is {} and {} is {}",
             a.base.display(),
@@ -83,6 +84,24 @@ fn tunes(
 }
 
 /// Write every `-o` file and print, then exit 1 if a bound was crossed.
+fn rates(
+    a: &CompareArgs,
+    formats: &[Format],
+    bounds: &[Bound],
+    (base, new): (&RateResult, &RateResult),
+) -> Result<(), Failure> {
+    poolbench_report::names_apply(bounds, "rate").map_err(Failure::input)?;
+    let c = poolbench_report::compare_rates(base, new);
+    let now = SystemTime::now();
+    let render = |format| render_figures(format, &c, bounds, now);
+    finish(
+        a,
+        formats,
+        render,
+        poolbench_report::figure_violations(&c, bounds),
+    )
+}
+
 fn finish(
     a: &CompareArgs,
     formats: &[Format],

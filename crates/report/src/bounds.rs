@@ -5,7 +5,7 @@
 /// The names `--fail-if` knows, by the kind of result compared. A kind of
 /// result that gains a comparison adds its row here (and its figures in a
 /// file of its own, as `tune_compare.rs` does).
-pub const BOUNDABLE: [(&str, &[&str]); 2] = [
+pub const BOUNDABLE: [(&str, &[&str]); 3] = [
     ("run", &["throughput", "p50", "p99", "errors"]),
     (
         "tune",
@@ -19,6 +19,7 @@ pub const BOUNDABLE: [(&str, &[&str]); 2] = [
             "p99",
         ],
     ),
+    ("rate", &["rate", "throughput", "p99"]),
 ];
 
 /// A bound a significant change must not cross: `throughput<-5%` (a drop

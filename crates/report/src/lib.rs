@@ -22,6 +22,7 @@ mod markdown;
 mod open;
 mod prometheus;
 mod ramp;
+mod rate_compare;
 mod rate_html;
 mod rate_views;
 mod skipped;
@@ -64,6 +65,7 @@ pub use junit::{
 };
 pub use markdown::render_markdown;
 pub use prometheus::{render_prometheus, Exposition, EXPOSITION_CONTENT_TYPE};
+pub use rate_compare::{compare_rates, rate_figures};
 pub use rate_html::render_rate_html;
 pub use rate_views::{rate_answer, rate_junit, render_rate_markdown, render_rate_text};
 pub use spectrum::{hdr_log_name, render_hdr_log, render_spectrum};
