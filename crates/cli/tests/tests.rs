@@ -18,6 +18,7 @@ mod client_certs;
 mod client_check;
 mod commands;
 mod compare;
+mod compare_rates;
 mod compare_tunes;
 mod compat;
 mod database_access;
