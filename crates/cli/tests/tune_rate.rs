@@ -31,6 +31,7 @@ fn find_rate_on_the_built_in_server_answers_with_every_field_and_renders_again()
     let dir = std::env::temp_dir().join(format!("poolbench-rate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let saved = dir.join("rate.json");
+    let page = dir.join("rate.html");
     // Four at once, 20 ms each: 200 req/s at most.
     let r = find_rate(
         &[
@@ -46,6 +47,8 @@ fn find_rate_on_the_built_in_server_answers_with_every_field_and_renders_again()
             "25s",
             "-o",
             saved.to_str().unwrap(),
+            "-o",
+            page.to_str().unwrap(),
         ],
         0,
     );
@@ -92,14 +95,16 @@ fn find_rate_on_the_built_in_server_answers_with_every_field_and_renders_again()
             "{format}: {text}"
         );
     }
-    let html = String::from_utf8(
-        poolbench(&["report", saved.to_str().unwrap(), "--format", "html"]).stdout,
-    )
-    .unwrap();
+    // The page, in a real browser: the answer, both curves, a dot per
+    // point marked with its verdict, the SLO's line.
+    let dom = crate::browser::dump_dom(&page);
     assert!(
-        html.contains("class=\"point\"") && html.contains("SLO"),
-        "the rate curve"
+        dom.contains("id=\"answer\"") && dom.contains("holds"),
+        "no answer"
     );
+    assert_eq!(dom.matches("<svg class=\"chart").count(), 2);
+    assert_eq!(dom.matches("class=\"point\"").count(), 2 * points.len());
+    assert!(dom.contains("data-verdict=\"holds\"") && dom.contains("class=\"slo\""));
     let again: Value = serde_json::from_slice(
         &poolbench(&["report", saved.to_str().unwrap(), "--format", "json"]).stdout,
     )
