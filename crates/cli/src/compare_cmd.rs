@@ -72,18 +72,14 @@ fn tunes(
     (base, new): (&TuneResult, &TuneResult),
 ) -> Result<(), Failure> {
     poolbench_report::names_apply(bounds, "tune").map_err(Failure::input)?;
-    let c = poolbench_report::compare_tunes(base, new);
-    let now = SystemTime::now();
-    let render = |format| render_figures(format, &c, bounds, now);
-    finish(
+    figures(
         a,
         formats,
-        render,
-        poolbench_report::figure_violations(&c, bounds),
+        bounds,
+        poolbench_report::compare_tunes(base, new),
     )
 }
 
-/// Write every `-o` file and print, then exit 1 if a bound was crossed.
 fn rates(
     a: &CompareArgs,
     formats: &[Format],
@@ -91,7 +87,22 @@ fn rates(
     (base, new): (&RateResult, &RateResult),
 ) -> Result<(), Failure> {
     poolbench_report::names_apply(bounds, "rate").map_err(Failure::input)?;
-    let c = poolbench_report::compare_rates(base, new);
+    figures(
+        a,
+        formats,
+        bounds,
+        poolbench_report::compare_rates(base, new),
+    )
+}
+
+/// A comparison figure by figure (two tunes, two find-rates), written,
+/// printed and checked against the bounds.
+fn figures(
+    a: &CompareArgs,
+    formats: &[Format],
+    bounds: &[Bound],
+    c: FigureComparison,
+) -> Result<(), Failure> {
     let now = SystemTime::now();
     let render = |format| render_figures(format, &c, bounds, now);
     finish(

@@ -143,6 +143,7 @@ fn main() -> ExitCode {
         args::Command::Compare(a) => compare_cmd::compare(a),
         args::Command::Merge(a) => merge(a),
         args::Command::Scenario(a) => scenario::scenario(a),
+        args::Command::Tune(a) if a.find_rate => tune_rate::find_rate(*a),
         args::Command::Tune(a) => tune_cmd::tune(*a),
         args::Command::Replica(a) => replica_cmd::replica(&a.plan),
         args::Command::Census(a) => census_cmd::census(a),

@@ -1,7 +1,7 @@
 //! `poolbench tune`: the target and the client's load from the arguments,
 //! the search (tune_search.rs), then the answer written and printed.
 use crate::args::Format;
-use crate::tune_args::{TuneArgs, TuneFormat};
+use crate::tune_args::TuneArgs;
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
 use poolbench_model::StrategySpec;
@@ -14,9 +14,6 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
-    if a.find_rate {
-        return crate::tune_rate::find_rate(a);
-    }
     if a.hold.is_some() {
         return Err(Failure::input(
             "--hold: how long --find-rate holds each rate; tune -c/--rate measures its own windows",
@@ -122,12 +119,7 @@ fn write_and_print(a: &TuneArgs, result: &TuneResult) -> Result<(), Failure> {
     for path in &a.output {
         write(path, &render(format_of(path)?, result))?;
     }
-    let format = match a.format {
-        TuneFormat::Text => Format::Text,
-        TuneFormat::Json => Format::Json,
-        TuneFormat::Html => Format::Html,
-        TuneFormat::Markdown => Format::Markdown,
-    };
+    let format = Format::from(a.format);
     crate::output::emit(&render(format, result));
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! holds within the SLO (`poolbench_tune::rate`), each point run by the
 //! engine, then the answer written and printed.
 use crate::args::Format;
-use crate::tune_args::{TuneArgs, TuneFormat};
+use crate::tune_args::TuneArgs;
 use crate::tune_cmd::{base_plan, target_of, write};
 use crate::tune_search::EngineMeasure;
 use crate::Failure;
@@ -142,12 +142,7 @@ fn write_and_print(a: &TuneArgs, result: &RateResult) -> Result<(), Failure> {
     for path in &a.output {
         write(path, &render(format_of(path)?, result))?;
     }
-    let format = match a.format {
-        TuneFormat::Text => Format::Text,
-        TuneFormat::Json => Format::Json,
-        TuneFormat::Html => Format::Html,
-        TuneFormat::Markdown => Format::Markdown,
-    };
+    let format = Format::from(a.format);
     crate::output::emit(&render(format, result));
     Ok(())
 }

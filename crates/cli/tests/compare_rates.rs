@@ -4,19 +4,7 @@
 //! 18): the gate passes on the same service twice and fails on the
 //! slower one, in every format; a find-rate with a tune, or a tune's
 //! bound, is refused in one line.
-use std::process::{Command, Output};
-
-fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn compare(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .arg("compare")
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::compare_tunes::{compare, fixture};
 
 #[test]
 fn the_same_service_searched_twice_passes_the_rate_gate() {

@@ -6,11 +6,11 @@
 //! with a run, or a bound the kind has not, is refused in one line.
 use std::process::{Command, Output};
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn compare(args: &[&str]) -> Output {
+pub(crate) fn compare(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .arg("compare")
         .args(args)

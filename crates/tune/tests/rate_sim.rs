@@ -7,6 +7,7 @@
 //! meanwhile fails (a timeout), as FastAPI with synchronous SQLAlchemy
 //! does at its pool's defaults.
 use crate::support::cell;
+pub(crate) use crate::tune_loop::SimClock;
 use poolbench_model::{
     encode_histogram, new_histogram, CellResult, LatencyInterval, Summary, Timeline,
 };
@@ -14,19 +15,6 @@ use poolbench_tune::{Ask, Clock, Measure, Ran};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
-
-/// The simulated clock, shared by the search and the service.
-#[derive(Clone, Default)]
-pub(crate) struct SimClock(pub(crate) Rc<Cell<Duration>>);
-
-impl Clock for SimClock {
-    fn now(&self) -> Duration {
-        self.0.get()
-    }
-    fn sleep(&self, d: Duration) {
-        self.0.set(self.0.get() + d)
-    }
-}
 
 #[derive(Clone)]
 pub(crate) struct Queue {

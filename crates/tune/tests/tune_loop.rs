@@ -18,7 +18,7 @@ use std::time::Duration;
 
 /// The simulated clock, shared by the search and the service.
 #[derive(Clone, Default)]
-struct SimClock(Rc<Cell<Duration>>);
+pub(crate) struct SimClock(pub(crate) Rc<Cell<Duration>>);
 
 impl Clock for SimClock {
     fn now(&self) -> Duration {

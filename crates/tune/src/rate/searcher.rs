@@ -129,7 +129,7 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
         self.result.hold_s = hold.as_secs_f64();
         self.result.confirm_hold_s = 2.0 * self.result.hold_s;
         let one = cell.ok as f64 / cell.duration_s.max(1e-3);
-        Ok(Some((START_SHARE * one).max(super::LEAST_RATE)))
+        Ok(Some((START_SHARE * one).max(super::next::LEAST_RATE)))
     }
 
     fn search(&mut self, start: f64) -> Result<(), M::Error> {
