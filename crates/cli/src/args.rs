@@ -608,3 +608,15 @@ pub(crate) struct ServeArgs {
     #[command(flatten)]
     pub(crate) check: crate::check_args::CheckArgs,
 }
+
+impl From<crate::tune_args::TuneFormat> for Format {
+    fn from(f: crate::tune_args::TuneFormat) -> Format {
+        use crate::tune_args::TuneFormat;
+        match f {
+            TuneFormat::Text => Format::Text,
+            TuneFormat::Json => Format::Json,
+            TuneFormat::Html => Format::Html,
+            TuneFormat::Markdown => Format::Markdown,
+        }
+    }
+}

@@ -149,15 +149,3 @@ pub(crate) enum TuneFormat {
     /// Markdown: the answer, then every point as a table.
     Markdown,
 }
-
-impl From<TuneFormat> for crate::args::Format {
-    fn from(f: TuneFormat) -> crate::args::Format {
-        use crate::args::Format;
-        match f {
-            TuneFormat::Text => Format::Text,
-            TuneFormat::Json => Format::Json,
-            TuneFormat::Html => Format::Html,
-            TuneFormat::Markdown => Format::Markdown,
-        }
-    }
-}
