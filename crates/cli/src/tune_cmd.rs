@@ -49,6 +49,7 @@ pub(crate) fn tune(a: TuneArgs) -> Result<(), Failure> {
         quiet: a.quiet,
         live: crate::metrics_listen::LiveOnly(watch.live.clone()),
         reached: false,
+        threads_fixed: a.threads.is_some(),
     };
     let mut result = Searcher::new(setup, skeleton, measure, WallClock::start()).run()?;
     poolbench_tune::conclude(&mut result, &target.scheme);

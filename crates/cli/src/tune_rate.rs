@@ -60,6 +60,7 @@ pub(crate) fn find_rate(a: TuneArgs) -> Result<(), Failure> {
         quiet: a.quiet,
         live: crate::metrics_listen::LiveOnly(watch.live.clone()),
         reached: false,
+        threads_fixed: a.threads.is_some(),
     };
     let mut result = RateSearcher::new(setup, skeleton, measure, WallClock::start()).run()?;
     if let Some(s) = server {

@@ -20,6 +20,8 @@ pub(crate) struct EngineMeasure {
     pub(crate) live: crate::metrics_listen::LiveOnly,
     /// A run has reached the target (later runs skip the preflight).
     pub(crate) reached: bool,
+    /// `--threads` was given: every run keeps it.
+    pub(crate) threads_fixed: bool,
 }
 
 impl Measure for EngineMeasure {
@@ -109,8 +111,15 @@ impl EngineMeasure {
         plan.concurrency = vec![ask.in_flight];
         plan.duration = ask.window;
         plan.reps = 1;
-        if let Some(n) = ask.threads {
-            plan.threads = n;
+        match (ask.threads, ask.rate) {
+            (Some(n), _) => plan.threads = n,
+            // An open loop's threads follow its rate, as in `run`: two
+            // threads sharing the connections wake each other and lag by
+            // milliseconds from 50,000 req/s (model::OPEN_RATE_PER_THREAD).
+            (None, Some(rate)) if !self.threads_fixed => {
+                plan.threads = LoadModel::open_threads(rate, plan.threads)
+            }
+            _ => {}
         }
         if ask.phase == TunePhase::Recovery {
             plan.warmup = Duration::ZERO;
