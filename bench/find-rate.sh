@@ -17,14 +17,15 @@
 # --budget 2m`, timed, every point printed; (b) a sweep around its answer F,
 # rates up from 0.90 F in steps of 2% until two in a row fail (at most
 # 1.40 F), each held 20 s after a 2 s
-# warm-up by `poolbench run --rate R` (one run, the same strategy and cap),
+# warm-up by `poolbench run --rate R` (one run, the strategy and in-flight
+# cap the search held F with),
 # sustained when p99 <= 100 ms, errors <= 1%, nothing dropped and
 # completions >= 99% of the rate; (c) the bounds, MET or NOT MET: F within
 # 5% of the sweep's highest sustained rate (the highest below its first
 # failure); the search within its budget + 10 s (waiting out a frozen
-# service is not billed); every point above the sweep's rate + 5% judged
-# failing, and those whose p99 was still under the SLO named not
-# sustained. About 7 minutes a service.
+# service is not billed); no rate above the sweep's rate + 5% held by most
+# of its holds (the search's own rule), and the holds above it whose p99
+# was still under the SLO named not sustained. About 7 minutes a service.
 #
 # Environment: POOLBENCH (default target/release/poolbench, not built
 # here), FR_SLO, FR_HOLD (s), FR_BUDGET (find_rate.py), FR_OUT=DIR (keep
@@ -50,9 +51,10 @@ bench_cmd="bench/find-rate.sh ${wanted[*]}"
 out=${FR_OUT:-$bench_tmp/out}
 mkdir -p "$out"
 svc_pid=
+svc_signal=TERM # fastapi: KILL (it ignores TERM while frozen); nginx's master stops its workers on TERM
 pg_dir=
 stop_service() {
-    if [ -n "$svc_pid" ]; then kill -KILL "$svc_pid" 2>/dev/null || true; wait "$svc_pid" 2>/dev/null || true; svc_pid=; fi
+    if [ -n "$svc_pid" ]; then kill -s "$svc_signal" "$svc_pid" 2>/dev/null || true; wait "$svc_pid" 2>/dev/null || true; svc_pid=; fi
     if [ -n "$pg_dir" ]; then scripts/services.sh stop "$pg_dir" >/dev/null 2>&1 || true; rm -rf "$pg_dir"; pg_dir=; fi
 }
 trap 'bench_rc=$?; stop_service; bench_cleanup' EXIT
@@ -109,6 +111,7 @@ start() {
         about="PostgreSQL (scripts/services.sh), SELECT count(*) FROM generate_series(1,20000)"
         ;;
     fastapi)
+        svc_signal=KILL
         start_pg || return 1
         start_fastapi_app || return 1
         url="http://$addr/authors/1"
@@ -138,6 +141,7 @@ for s in "${wanted[@]}"; do
     fi
     "$py" bench/find_rate.py check "$s" "$out"
     stop_service
+    svc_signal=TERM
 done
 "$py" bench/find_rate.py report "$out" "${wanted[@]}"
 exit $rc
