@@ -165,9 +165,11 @@ fn a_fastapi_like_service_is_not_handed_the_pile_of_requests_that_would_freeze_i
             "seed {seed}: {}",
             f.rate_rps
         );
-        // Each point's cap: 4 times what its rate needs, and 8 more.
+        // It never froze: no point failed by its timeouts.
         assert!(
-            r.rate_points.iter().all(|p| p.in_flight_cap <= 15),
+            r.rate_points
+                .iter()
+                .all(|p| p.verdict != RateVerdict::Errors),
             "seed {seed}"
         );
     }

@@ -21,6 +21,12 @@ const GROWTH_LEAST: f64 = 5.0;
 /// Late against early: slower and fuller by this factor is a queue
 /// building (Karimov; 1.25 as the anchors propose).
 const LATE_FACTOR: f64 = 1.25;
+/// … and only when the p99 rose by this share of the tightest latency
+/// bound (this many µs without one) …
+const LATE_RISE_OF_BOUND: f64 = 0.1;
+const LATE_RISE_US: f64 = 1_000.0;
+/// … and the requests in flight by more than this many.
+const LATE_RISE_IN_FLIGHT: f64 = 4.0;
 /// Without an error bound in the SLO, more errors than this fail a point.
 pub const DEFAULT_ERROR_RATE: f64 = 0.01;
 
@@ -105,7 +111,9 @@ fn verdict(rate: f64, cell: &CellResult, slo: &Slo, t: &Trend) -> (RateVerdict, 
     let failed = errors(cell, slo)
         .map(|w| (RateVerdict::Errors, w))
         .or_else(|| latency(cell, slo).map(|w| (RateVerdict::Latency, w)))
-        .or_else(|| unsustained(rate, cell.duration_s, t).map(|w| (RateVerdict::NotSustained, w)));
+        .or_else(|| {
+            unsustained(rate, cell.duration_s, t, slo).map(|w| (RateVerdict::NotSustained, w))
+        });
     let Some((verdict, why)) = failed else {
         return (RateVerdict::Holds, None);
     };
@@ -150,11 +158,26 @@ fn latency(cell: &CellResult, slo: &Slo) -> Option<String> {
     })
 }
 
-/// Why the hold was not sustained, if it was not.
-fn unsustained(rate: f64, held_s: f64, t: &Trend) -> Option<String> {
+/// Why the hold was not sustained, if it was not. Late against early
+/// counts only when it matters: the p99 rose by a tenth of the tightest
+/// latency bound (1 ms without one) and the requests in flight by 4 (a
+/// p99 of 1.6 ms becoming 2.5 ms under a 100 ms bound, 2 in flight
+/// becoming 3, is no queue building).
+fn unsustained(rate: f64, held_s: f64, t: &Trend, slo: &Slo) -> Option<String> {
     let grows = t.growth_rps > (GROWTH_SHARE * rate).max(GROWTH_LEAST / held_s.max(0.1));
+    let tightest = slo
+        .latency_bounds()
+        .into_iter()
+        .map(|(_, b)| b)
+        .fold(f64::MAX, f64::min);
+    let p99_floor = match tightest < f64::MAX {
+        true => LATE_RISE_OF_BOUND * tightest,
+        false => LATE_RISE_US,
+    };
     let building = t.late_p99_us > LATE_FACTOR * t.early_p99_us
-        && t.late_in_flight > LATE_FACTOR * t.early_in_flight.max(1.0);
+        && t.late_p99_us - t.early_p99_us > p99_floor
+        && t.late_in_flight > LATE_FACTOR * t.early_in_flight.max(1.0)
+        && t.late_in_flight - t.early_in_flight > LATE_RISE_IN_FLIGHT;
     match (grows, building) {
         (true, _) => Some(format!(
             "the backlog grew {:.0} req/s ({} in flight early, {} late; p99 {} early, {} late)",
@@ -256,5 +279,43 @@ fn mean(xs: &[f64]) -> f64 {
     match xs.len() {
         0 => 0.0,
         n => xs.iter().sum::<f64>() / n as f64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trend(early: (f64, f64), late: (f64, f64)) -> Trend {
+        Trend {
+            growth_rps: 0.0,
+            early_p99_us: early.0,
+            late_p99_us: late.0,
+            early_in_flight: early.1,
+            late_in_flight: late.1,
+        }
+    }
+
+    #[test]
+    fn late_against_early_counts_only_a_rise_that_matters_to_the_slo() {
+        let slo: Slo = "p99<100ms".parse().unwrap();
+        // nginx at 98,000 req/s: 1.6 ms → 2.5 ms, 2 → 3 in flight.
+        let small = trend((1_600.0, 2.1), (2_500.0, 3.0));
+        assert_eq!(unsustained(98_000.0, 6.0, &small, &slo), None);
+        // A queue building: 20 ms → 60 ms, 24 → 70 in flight.
+        let queue = trend((20_000.0, 24.0), (60_000.0, 70.0));
+        let why = unsustained(1_100.0, 6.0, &queue, &slo).unwrap();
+        assert!(
+            why.starts_with("the last third was slower and fuller"),
+            "{why}"
+        );
+        // The backlog growing says so whatever the thirds.
+        let grows = Trend {
+            growth_rps: 40.0,
+            ..small
+        };
+        assert!(unsustained(1_100.0, 6.0, &grows, &slo)
+            .unwrap()
+            .starts_with("the backlog grew"));
     }
 }
