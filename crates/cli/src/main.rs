@@ -23,6 +23,7 @@ mod request_args;
 mod run_cmd;
 mod saved;
 mod scenario;
+mod serve_args;
 mod serve_cmd;
 mod serve_metrics;
 mod signals;

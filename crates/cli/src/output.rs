@@ -146,3 +146,25 @@ pub(crate) fn emit(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
+
+/// `poolbench report SAVED` of a tune or a find-rate: each `-o` written in
+/// the format its extension names, then `--format` printed, each by
+/// `render` (the result already read again with this version's
+/// conclusions).
+pub(crate) fn rerender(
+    a: &crate::args::ReportArgs,
+    render: impl Fn(Format) -> String,
+) -> Result<(), Failure> {
+    check(&a.output)?;
+    let formats = a
+        .output
+        .iter()
+        .map(|p| format_of(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (path, format) in a.output.iter().zip(formats) {
+        write_atomic(path, render(format))
+            .map_err(|e| Failure::runtime(format!("cannot write {}: {e}", path.display())))?;
+    }
+    emit(&render(a.format));
+    Ok(())
+}

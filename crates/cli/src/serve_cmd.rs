@@ -1,5 +1,5 @@
-use crate::args::ServeArgs;
 use crate::check_client::Checker;
+use crate::serve_args::ServeArgs;
 use crate::Failure;
 use poolbench_server::{Authors, Counters, DbConfig, Listeners, ServerConfig, AUTHORS};
 use std::io::Write;

@@ -272,19 +272,9 @@ fn render(format: Format, r: &TuneResult) -> String {
 /// `poolbench report TUNE.json`: a saved tune read again with this
 /// version's conclusions, in any format.
 pub(crate) fn report(mut r: TuneResult, a: &crate::args::ReportArgs) -> Result<(), Failure> {
-    crate::output::check(&a.output)?;
-    let formats = a
-        .output
-        .iter()
-        .map(|p| crate::output::format_of(p))
-        .collect::<Result<Vec<_>, _>>()?;
     let scheme = crate::saved::tune_scheme(&r);
     poolbench_tune::conclude(&mut r, &scheme);
-    for (path, format) in a.output.iter().zip(formats) {
-        write(path, &render(format, &r))?;
-    }
-    crate::output::emit(&render(a.format, &r));
-    Ok(())
+    crate::output::rerender(a, |format| render(format, &r))
 }
 
 fn format_of(path: &std::path::Path) -> Result<Format, Failure> {

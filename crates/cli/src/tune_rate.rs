@@ -161,18 +161,8 @@ pub(crate) fn render(format: Format, r: &RateResult) -> String {
 /// `poolbench report RATE.json`: a saved rate search read again with this
 /// version's conclusions.
 pub(crate) fn report(mut r: RateResult, a: &crate::args::ReportArgs) -> Result<(), Failure> {
-    crate::output::check(&a.output)?;
-    let formats = a
-        .output
-        .iter()
-        .map(|p| crate::output::format_of(p))
-        .collect::<Result<Vec<_>, _>>()?;
     poolbench_tune::rate::conclude(&mut r);
-    for (path, format) in a.output.iter().zip(formats) {
-        write(path, &render(format, &r))?;
-    }
-    crate::output::emit(&render(a.format, &r));
-    Ok(())
+    crate::output::rerender(a, |format| render(format, &r))
 }
 
 fn format_of(path: &std::path::Path) -> Result<Format, Failure> {

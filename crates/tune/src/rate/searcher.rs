@@ -240,16 +240,8 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
         let mut back = false;
         while !back && self.clock.now() < until && !self.measure.interrupted() {
             let t0 = self.clock.now();
-            let ping = Ask {
-                phase: TunePhase::Recovery,
-                strategy: StrategySpec::Pool(Some(1)),
-                in_flight: 1,
-                window: until.saturating_sub(t0).max(PING_GAP),
-                rate: None,
-                requests: Some(1),
-                threads: self.setup.threads,
-                by_second: false,
-            };
+            let window = until.saturating_sub(t0).max(PING_GAP);
+            let ping = Ask::ping(window, self.setup.threads);
             let c = self.run_once(&ping)?;
             back = c.ok > 0
                 && c.errors.total == 0

@@ -53,16 +53,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         while self.clock.now() < until && !self.measure.interrupted() {
             let t0 = self.clock.now();
             // One request, waited for as long as the recovery has left.
-            let ping = Ask {
-                phase: TunePhase::Recovery,
-                strategy: StrategySpec::Pool(Some(1)),
-                in_flight: 1,
-                window: until.saturating_sub(t0).max(PING_GAP),
-                rate: None,
-                requests: Some(1),
-                threads: self.threads,
-                by_second: false,
-            };
+            let window = until.saturating_sub(t0).max(PING_GAP);
+            let ping = Ask::ping(window, self.threads);
             let ping = self.run_ask(&ping, (1, 1))?;
             if self.answers_alone(&ping) && self.healthy_again()? {
                 return Ok(true);

@@ -34,6 +34,24 @@ pub struct Ask {
     pub by_second: bool,
 }
 
+impl Ask {
+    /// One request alone on one connection, waited for up to `window`: a
+    /// recovery ping (a request given up on would stay queued inside a
+    /// frozen service and keep it frozen).
+    pub fn ping(window: Duration, threads: Option<usize>) -> Ask {
+        Ask {
+            phase: TunePhase::Recovery,
+            strategy: StrategySpec::Pool(Some(1)),
+            in_flight: 1,
+            window,
+            rate: None,
+            requests: Some(1),
+            threads,
+            by_second: false,
+        }
+    }
+}
+
 /// What one run produced: its cell, and the findings `analyze` made of it.
 pub struct Ran {
     pub cell: CellResult,
