@@ -5,6 +5,8 @@
 //! a server's connections, and the merge of several processes' results. Pure functions of the result: no runtime, no I/O; tested on
 //! hand-built results as well as live ones. [`analyze`] is the one entry
 //! every command uses.
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 #![forbid(unsafe_code)]
 
 mod analyze;

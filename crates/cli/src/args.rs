@@ -6,12 +6,21 @@ use poolbench_server::DelaySpec;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// `poolbench --version`: the crate's version and the commit it was built
+/// from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("POOLBENCH_COMMIT"),
+    ")"
+);
+
 /// Which connection strategy and which pool size give the most throughput at
 /// acceptable latency, and where does it break?
 #[derive(Parser, Debug)]
 #[command(
     name = "poolbench",
-    version,
+    version = VERSION,
     about,
     long_about = None,
     after_help = "The manual: docs/ in the source (README.md lists the pages: docs/run.md, docs/tune.md, \

@@ -1,5 +1,7 @@
 //! The `helloworld.Greeter` gRPC service (unary `SayHello`): messages, client
 //! and server, generated at build time from `proto/helloworld.proto`.
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 #![forbid(unsafe_code)]
 #![allow(missing_docs)]
 

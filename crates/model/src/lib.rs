@@ -1,9 +1,35 @@
-//! What a poolbench run is and what it produced: the [`Plan`] (and its
-//! validation, shard split and start slots), the [`RunResult`] with its
-//! cells, histogram encoding, timelines, and the data of the findings.
-//! Plain data with serde: no runtime, no I/O beyond reading the clock and
-//! resolving a host name. The engine writes these, the analysis reads and
-//! annotates them, the reports render them.
+//! What a poolbench run is and what it produced, as plain data with serde:
+//! no runtime, no I/O beyond reading the clock and resolving a host name.
+//!
+//! - [`Plan`]: what to run (target, strategies × concurrency × pool sizes,
+//!   the load model, durations, repetitions), validated
+//!   ([`Plan::validate`]), split into shards, given start slots.
+//! - [`RunResult`]: what a run measured, cell by cell ([`CellResult`]: HDR
+//!   histograms of each phase, timelines, errors by kind, the server's
+//!   counters), with the findings and the recommendation the analysis adds.
+//! - [`TuneResult`] and [`RateResult`]: `tune`'s points and answer, and
+//!   `tune --find-rate`'s. [`Slo`]: the bounds a user asks for
+//!   (`p99<50ms,errors<1%`).
+//! - [`findings`]: the ids of what makes numbers lie, and their words;
+//!   [`InferenceId`]: the ids of tune's inferences.
+//!
+//! Each result carries a `schema_version`; `poolbench schema run|tune|rate`
+//! prints its JSON Schema.
+//!
+//! How the crates meet (data flows one way: plan → engine → result → analysis
+//! → report):
+//!
+//! | crate | holds |
+//! |---|---|
+//! | `poolbench-pool-types`, `poolbench-pool` | the strategies (`pool:8`, `shared`, …) and the pool that runs them, protocol-blind |
+//! | `poolbench-model` | the plain data every other crate passes on: `Plan`, `RunResult`, `TuneResult`, `RateResult`, `Slo` |
+//! | `poolbench-targets` | one connector per protocol, for the pool |
+//! | `poolbench-server`, `poolbench-greeter` | the built-in target server, and its gRPC service |
+//! | `poolbench-engine` | runs a `Plan` against a target: the load, the measuring, a `RunResult` |
+//! | `poolbench-analysis` | reads a `RunResult`: findings, the recommendation, SLO breaches |
+//! | `poolbench-tune` | `tune`'s searches over any `Measure` (the engine in the binary, simulated services in tests) and their answer |
+//! | `poolbench-report` | renders results, comparisons and explanations: text, JSON, CSV, HTML, Markdown, JUnit, Prometheus |
+//! | `poolbench` (crates/cli) | the binary: parses the command, builds the plan, wires the rest |
 #![forbid(unsafe_code)]
 
 mod adaptive;

@@ -2,6 +2,8 @@
 //! `pool:8`, `elastic:4+4` …), its configuration, and the counters it keeps. Plain
 //! data with serde; with the `schema` feature, JSON Schemas too (poolbench's
 //! result model turns it on). `poolbench-pool` builds on these alone.
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 pub mod duration;
 mod pool_config;
 mod pool_metrics;

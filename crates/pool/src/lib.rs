@@ -29,6 +29,8 @@
 //! assert_eq!(pool.metrics().opened, 1);
 //! # });
 //! ```
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 #![forbid(unsafe_code)]
 
 mod clock;

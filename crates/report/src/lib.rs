@@ -1,5 +1,21 @@
-//! Renders a [`RunResult`]: text tables for people, JSON for programs.
-//! Renderers only read the result; they never measure.
+//! Renders what poolbench produced, for people and for programs. It only
+//! reads results; it never measures.
+//!
+//! - A run ([`RunResult`]): [`render_text`] (the tables and findings a
+//!   terminal shows), [`render_markdown`], [`render_html`] (a self-contained
+//!   page with charts), [`render_csv`], JUnit, Prometheus' exposition format
+//!   (the live endpoint), HDR logs.
+//! - A tune and a find-rate: [`render_tune_text`] (the answer first, then
+//!   the evidence), [`render_tune_html`], [`render_rate_text`],
+//!   [`render_rate_html`], [`render_rate_markdown`].
+//! - Two results compared: runs cell by cell ([`compare`], with Welch's
+//!   t-test), tunes and find-rates figure by figure ([`compare_tunes`],
+//!   [`compare_rates`]), and the `--fail-if` bounds ([`parse_bounds`]).
+//! - `poolbench explain`: every finding and inference by its id
+//!   ([`explain_name`], [`explain_list`], [`explain_markdown`], which is
+//!   docs/findings.md).
+//!
+//! [`RunResult`]: poolbench_model::RunResult
 #![forbid(unsafe_code)]
 
 mod advice;

@@ -11,6 +11,8 @@
 //!
 //! Use [`serve`] on your own runtime, or [`EmbeddedServer`] for a server on
 //! its own runtime threads.
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

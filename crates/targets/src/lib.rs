@@ -1,6 +1,15 @@
-//! Connectors for the protocols poolbench drives. Each module opens
-//! connections for `poolbench_pool` and sends one request over a connection;
-//! the pool never sees the protocol.
+//! Connectors for the protocols poolbench drives: HTTP/1.1 (plain and
+//! pipelined), HTTP/2 (h2c, and over TLS), gRPC, PostgreSQL, MySQL/MariaDB
+//! and Redis, each in a module of its own.
+//!
+//! A [`Target`] is a `poolbench_pool::Connector` (how to open a connection
+//! and tell a broken one) that also sends one request over a connection and
+//! classifies what went wrong ([`RequestError`], [`ErrorKind`], a status or
+//! SQLSTATE). The pool never sees the protocol; the engine never sees the
+//! pool's insides. [`AnyTarget`] picks the connector from the URL's scheme
+//! ([`parse_target`]); [`Sources`] binds outgoing connections to source
+//! addresses; the request's options (headers, body, query, parameters,
+//! command) come from `poolbench_model::TargetOptions`.
 #![forbid(unsafe_code)]
 
 pub mod any;

@@ -26,6 +26,8 @@
 //!
 //! Plain functions over `poolbench-model`'s `TuneResult`; the findings'
 //! thresholds come from `poolbench-analysis`. No runtime, no I/O.
+//!
+//! How the crates meet: the map in `poolbench_model`'s documentation.
 #![forbid(unsafe_code)]
 
 mod adaptive;
