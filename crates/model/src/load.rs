@@ -37,7 +37,7 @@ pub const OPEN_RATE_PER_THREAD: f64 = 100_000.0;
 
 impl LoadModel {
     /// Load threads an open loop at `rate` req/s needs when not told: one
-    /// per [`OPEN_RATE_PER_THREAD`], at least one, at most `cores`.
+    /// per `OPEN_RATE_PER_THREAD`, at least one, at most `cores`.
     pub fn open_threads(rate: f64, cores: usize) -> usize {
         let needed = (rate / OPEN_RATE_PER_THREAD).ceil();
         (needed.max(1.0) as usize).clamp(1, cores.max(1))

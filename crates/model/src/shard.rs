@@ -52,7 +52,7 @@ impl fmt::Display for Shard {
 pub struct ShardStamp {
     pub index: usize,
     pub count: usize,
-    /// SHA-256 of the plan without its shard (see [`plan_hash`]): equal
+    /// SHA-256 of the plan without its shard (see `plan_hash`): equal
     /// for every shard of one plan.
     pub plan_hash: String,
     /// Where the plan did not divide evenly, how it was split.

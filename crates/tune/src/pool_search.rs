@@ -181,9 +181,9 @@ pub const DISTURBED: f64 = 0.85;
 pub const FAST_REFERENCE: f64 = 1.15;
 
 /// Why the rounds of `new` cannot be the size's: they read under
-/// [`DISTURBED`] of what a smaller size compared with the same reference
-/// read (over at least [`FIRST_ROUNDS`] rounds); or under the line while
-/// the reference read above [`FAST_REFERENCE`] of its usual (`reads`: the
+/// `DISTURBED` of what a smaller size compared with the same reference
+/// read (over at least `FIRST_ROUNDS` rounds); or under the line while
+/// the reference read above `FAST_REFERENCE` of its usual (`reads`: the
 /// reference's throughput at the client's load, each time this family
 /// measured it, this comparison's last; two earlier at least). Only for a
 /// service that does not slow with more connections; the caller knows.

@@ -29,7 +29,7 @@ pub(crate) fn disturbs(hiccup_p999_us: f64, p99_us: f64) -> bool {
 }
 
 /// Are hiccups of `hiccup_p99_us` (p99) the generator's limit next to a
-/// measured p99 of `p99_us`? A stronger level than [`disturbs`], which it
+/// measured p99 of `p99_us`? A stronger level than `disturbs`, which it
 /// implies: a search stops raising the load there.
 pub fn limits(hiccup_p99_us: f64, p99_us: f64) -> bool {
     hiccup_p99_us >= LIMIT_US && hiccup_p99_us >= LIMIT_SHARE_OF_P99 * p99_us

@@ -1,6 +1,6 @@
 //! HTTP/1.1 keep-alive connections: the request encoded once (or rendered
-//! per request from a template, see [`crate::request`]), sent and read by
-//! the task that holds the connection (see [`crate::http1::wire`]).
+//! per request from a template, see `crate::request`), sent and read by
+//! the task that holds the connection (see `crate::http1::wire`).
 mod idle_probe;
 pub mod pipeline;
 pub(crate) mod pipelined;

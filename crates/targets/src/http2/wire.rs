@@ -21,7 +21,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// One HTTP/2 connection, or a handle to one ([`H2Wire::share`]). Its
+/// One HTTP/2 connection, or a handle to one (`H2Wire::share`). Its
 /// driver task ends when every handle is dropped and no stream is open.
 pub struct H2Wire {
     shared: Arc<Shared>,

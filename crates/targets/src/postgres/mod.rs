@@ -1,5 +1,5 @@
 //! `postgres://` under load: exclusive pools get sessions their holder
-//! drives alone ([`crate::postgres::wire`], one write and one read per query, as
+//! drives alone (`crate::postgres::wire`, one write and one read per query, as
 //! pgbench); the slot strategies get tokio-postgres clients, which pipeline
 //! the queries of several holders over one connection.
 mod client;

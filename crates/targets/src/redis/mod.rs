@@ -1,8 +1,8 @@
 //! `redis://` under load: exclusive pools get sessions their holder drives
-//! alone ([`wire`]: one write and one read per command, as
+//! alone (`wire`: one write and one read per command, as
 //! redis-benchmark), over plain TCP in RESP2; the slot strategies, and TLS
 //! or RESP3 sessions, get the redis crate's multiplexed connection
-//! ([`client`]), which pipelines the commands of several holders over one
+//! (`client`), which pipelines the commands of several holders over one
 //! connection through its driver task.
 mod client;
 mod dial;
