@@ -70,8 +70,8 @@ pub(crate) enum Command {
     /// input or a port in use; 130/143 interrupted (the check's report
     /// still written).
     Serve(Box<crate::serve_args::ServeArgs>),
-    /// Render a saved result (the JSON of `run -o` or `tune -o`) again, in
-    /// any format.
+    /// Render a saved result (the JSON of `run -o`, `tune -o` or `serve
+    /// --check-client -o`) again, in any format it has.
     Report(ReportArgs),
     /// Compare two saved results of one kind. Two runs, cell by cell: the
     /// change of throughput, p50, p99 and errors, significant or not
@@ -233,7 +233,8 @@ pub(crate) struct CompareArgs {
 #[derive(Args, Debug)]
 pub(crate) struct ReportArgs {
     /// A result written by `poolbench run -o FILE.json` (or merge,
-    /// scenario), or by `poolbench tune -o FILE.json`.
+    /// scenario), by `poolbench tune -o FILE.json`, or by `poolbench serve
+    /// --check-client -o FILE.json`.
     pub(crate) result: PathBuf,
 
     /// What to print on stdout.
@@ -420,7 +421,8 @@ pub(crate) struct RunArgs {
     pub(crate) stop_on_slo: bool,
 
     /// Also write the result to FILE, in the format its extension names
-    /// (.json, .html, .csv, .md, .txt); repeat to write several.
+    /// (.json, .html, .csv, .md, .txt, .xml for JUnit); repeat to write
+    /// several.
     #[arg(short, long, value_name = "FILE")]
     pub(crate) output: Vec<PathBuf>,
 

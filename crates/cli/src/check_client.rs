@@ -83,6 +83,26 @@ fn render(format: CheckFormat, c: &ClientCheck) -> String {
     }
 }
 
+/// `poolbench report CHECK.json`: a saved check rendered again, as text,
+/// JSON, HTML or JUnit.
+pub(crate) fn report(c: ClientCheck, a: &crate::args::ReportArgs) -> Result<(), Failure> {
+    use crate::args::Format;
+    let of = |f: Format| match f {
+        Format::Text => Ok(CheckFormat::Text),
+        Format::Json => Ok(CheckFormat::Json),
+        Format::Html => Ok(CheckFormat::Html),
+        Format::Junit => Ok(CheckFormat::Junit),
+        Format::Csv | Format::Markdown => Err(Failure::input(
+            "a client check is rendered as text, json, html or junit (.txt, .json, .html, .xml)",
+        )),
+    };
+    of(a.format)?;
+    for p in &a.output {
+        of(crate::output::format_of(p)?)?;
+    }
+    crate::output::rerender(a, |f| render(of(f).unwrap_or(CheckFormat::Text), &c))
+}
+
 /// Samples the watch until the client has gone (`client-gone`), the
 /// check timed out (`timeout`) or a signal came (`interrupted`, and the
 /// exit code 130/143 set); prints the report so far every

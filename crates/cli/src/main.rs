@@ -68,13 +68,14 @@ impl Failure {
     }
 }
 
-/// `poolbench report RESULT.json`: a saved result, of `run` or of
-/// `tune`, rendered again.
+/// `poolbench report RESULT.json`: a saved result, of `run`, `tune` or
+/// `serve --check-client`, rendered again.
 fn report(a: args::ReportArgs) -> Result<(), Failure> {
     let mut result = match saved::load(&a.result)? {
         saved::Saved::Run(r) => *r,
         saved::Saved::Tune(t) => return tune_cmd::report(*t, &a),
         saved::Saved::Rate(r) => return tune_rate::report(*r, &a),
+        saved::Saved::Check(c) => return check_client::report(*c, &a),
     };
     // Read with this version's analysis, as `run` and `merge` do.
     poolbench_analysis::analyze(&mut result);

@@ -1,14 +1,16 @@
 //! A saved result of any kind: a `run` (or merge, scenario step), a
-//! `tune` or a `tune --find-rate`, told apart by their fields, so
-//! `report` renders each and `compare` says which kind it was given.
+//! `tune`, a `tune --find-rate` or a `serve --check-client`, told apart by
+//! their fields, so `report` renders each and `compare` says which kind it
+//! was given.
 use crate::Failure;
-use poolbench_model::{RateResult, RunResult, TuneResult};
+use poolbench_model::{ClientCheck, RateResult, RunResult, TuneResult};
 use std::path::Path;
 
 pub(crate) enum Saved {
     Run(Box<RunResult>),
     Tune(Box<TuneResult>),
     Rate(Box<RateResult>),
+    Check(Box<ClientCheck>),
 }
 
 impl Saved {
@@ -17,6 +19,7 @@ impl Saved {
             Saved::Run(_) => "a run result",
             Saved::Tune(_) => "a tune result",
             Saved::Rate(_) => "a find-rate result",
+            Saved::Check(_) => "a client check",
         }
     }
 }
@@ -33,6 +36,11 @@ pub(crate) fn load(path: &Path) -> Result<Saved, Failure> {
             .map_err(|e| {
                 Failure::input(format!("{} is not a find-rate result: {e}", path.display()))
             });
+    }
+    if value.get("requests_per_connection").is_some() && value.get("ended").is_some() {
+        return serde_json::from_value(value)
+            .map(|c: ClientCheck| Saved::Check(Box::new(c)))
+            .map_err(|e| Failure::input(format!("{} is not a client check: {e}", path.display())));
     }
     let tune = value.get("capacity").is_some() && value.get("points").is_some();
     let parsed = match tune {

@@ -1,7 +1,7 @@
 //! `serve --metrics-listen`: the built-in server's own counters as a
 //! Prometheus exposition (requests, in flight, connections; the database
 //! pool's in service mode). They restart from zero when a client resets
-//! them (`/_poolbench/reset`, as `run` does before each cell), which
+//! them (`POST /_poolbench/stats/reset`, as `run` does before each cell), which
 //! Prometheus's `rate()` takes as a counter reset.
 use crate::check_client::Checker;
 use poolbench_model::findings::Id;
