@@ -210,17 +210,17 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         Explanation {
             means: "Raised by `tune --replicas`: the most replicas that run at once, a rolling \
                 update's surge included (`--surge`, 25% by default), times the pool per \
-                replica exceed the fleet's budget. The budget is the lower of the service's \
-                healthy in-flight level (its knee, or how many it serves at once, below its \
-                cliff) and the server's own connection limit where poolbench can read it. \
-                A `run` is one process and never raises it.",
+                replica exceed the fleet's connection limit. That limit is the lower of the \
+                service's healthy in-flight level (its knee, or how many it serves at once, \
+                below its cliff) and the server's own connection limit where poolbench can \
+                read it. A `run` is one process and never raises it.",
             matters: "Every replica opening the single-process pick multiplies the connections by \
                   the replica count. Together they push the service past its knee or the \
                   server past its connection limit, where connections are refused or \
                   requests queue.",
-            fix: "Set the pool per replica the finding gives, which fits the budget. If even one \
-              connection per replica is over the budget, run fewer replicas or raise the \
-              server's limit.",
+            fix: "Set the pool per replica the finding gives, which fits the fleet's connection \
+              limit. If even one connection per replica is over it, run fewer replicas or \
+              raise the server's limit.",
         },
     ),
     (
