@@ -368,7 +368,7 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         },
     ),
     (
-        Id::OverBudget,
+        Id::NearConnectionLimit,
         Explanation {
             means: "Found by `poolbench census`: the server already holds 90% or more of the \
                 connections clients may use (its connection limit less its reserved \
