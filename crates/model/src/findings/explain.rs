@@ -483,13 +483,16 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
             means: "In a closed loop, along one strategy's concurrency grid, the first step \
                 where throughput grew by less than 5% while mean latency grew by more than \
                 20%, with neither cell spending 10% or more of its latency waiting for a \
-                client connection. The evidence gives that concurrency, the plateau's \
-                throughput and how latency grew up to the largest c.",
-            matters: "Past this knee the target is the limit: more concurrency or more \
+                client connection: the target is saturated from that concurrency on. The \
+                evidence gives that concurrency, the plateau's throughput and how latency \
+                grew up to the largest c.",
+            matters: "Past saturation the target is the limit: more concurrency or more \
                   connections add queueing and latency, not throughput. A pool larger than \
-                  the knee's concurrency buys nothing.",
-            fix: "Size the pool near the knee, not above it, or let `poolbench tune` find the \
-              knee and the pool. To serve more, the target itself needs more capacity.",
+                  that concurrency buys nothing.",
+            fix: "Size the pool at or below that concurrency, or let `poolbench tune` find the \
+              knee (the fewest requests in flight at which the fitted capacity curve \
+              reaches 95% of its peak) and the pool from it. To serve more, the target itself needs more \
+              capacity.",
         },
     ),
     (
