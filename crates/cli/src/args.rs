@@ -331,9 +331,9 @@ pub(crate) struct RunArgs {
     pub(crate) think_time: Option<Duration>,
 
     /// Run share I of N of every cell (I counts from 0, as Kubernetes'
-    /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request budget and
-    /// batch size divided so that the N shards add up to the plan (the
-    /// remainder goes to the lowest indexes, with a note). Each shard
+    /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request count
+    /// (-n) and batch size divided so that the N shards add up to the plan
+    /// (the remainder goes to the lowest indexes, with a note). Each shard
     /// writes its whole result, stamped with the plan's hash; `poolbench
     /// merge` adds the shards of one plan exactly.
     #[arg(long, value_name = "I/N", value_parser = parse::shard,
