@@ -15,8 +15,8 @@ use std::time::Duration;
     about,
     long_about = None,
     after_help = "The manual: docs/ in the source (README.md lists the pages: docs/run.md, docs/tune.md, \
-docs/targets.md, docs/reports.md, docs/findings.md, docs/faults.md, docs/scenarios.md …). \
-`poolbench explain ID` explains a finding; `poolbench COMMAND --help` each command."
+docs/targets.md, docs/reports.md, docs/findings.md, docs/glossary.md, docs/faults.md, docs/scenarios.md …). \
+`poolbench explain ID` explains a finding or an inference; `poolbench COMMAND --help` each command."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -82,9 +82,10 @@ pub(crate) enum Command {
     /// `report --format json`) or of a comparison (`compare --format json`).
     Schema(SchemaArgs),
     /// What a finding means, why it matters and what to do about it, by
-    /// its id (`pool-bound`, `stall` …), as the reports name them; without
-    /// an id, every id with its title. docs/findings.md is
-    /// `explain --format markdown`.
+    /// its id (`pool-bound`, `stall` …), as the reports name them, or what
+    /// one of tune's inferences concludes (`serves-at-once`, `cliff` …);
+    /// without an id, every id with its title. docs/findings.md is
+    /// `explain --format markdown`; docs/glossary.md defines the terms.
     ///
     /// Exit codes: 0 explained; 2 an id this version does not know.
     Explain(ExplainArgs),

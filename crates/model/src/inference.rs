@@ -201,4 +201,32 @@ mod tests {
         );
         assert_eq!(other.means(), None);
     }
+
+    /// The place `id` has in [`InferenceId::ALL`], by a match the
+    /// compiler holds complete: a variant added to the enum does not
+    /// compile here until it is given its place, and the test below then
+    /// finds it in `ALL`.
+    fn place(id: &InferenceId) -> Option<usize> {
+        Some(match id {
+            InferenceId::Cliff => 0,
+            InferenceId::ClosedLoopCeiling => 1,
+            InferenceId::DelayedAck => 2,
+            InferenceId::PickNearLine => 3,
+            InferenceId::PoolBound => 4,
+            InferenceId::ReferenceAnswer => 5,
+            InferenceId::Retrograde => 6,
+            InferenceId::ServesAtOnce => 7,
+            InferenceId::SloCrossing => 8,
+            InferenceId::StreamsPerConnection => 9,
+            InferenceId::Other(_) => return None,
+        })
+    }
+
+    #[test]
+    fn all_lists_every_variant_once() {
+        for (i, id) in InferenceId::ALL.iter().enumerate() {
+            assert_eq!(place(id), Some(i), "{id}");
+        }
+        assert_eq!(place(&InferenceId::named("no-such-inference")), None);
+    }
 }
