@@ -1,8 +1,8 @@
 //! `poolbench census`: the connections a server listed, grouped (side,
 //! client address, user, application, state, idle-age band), counted
-//! against the server's limit, and the findings `over-budget` and
+//! against the server's limit, and the findings `near-connection-limit` and
 //! `idle-hoard`. A pure function of what was listed.
-use crate::findings::{idle_hoard, over_budget, CHECKS};
+use crate::findings::{idle_hoard, near_connection_limit, CHECKS};
 use poolbench_model::findings::Id;
 use poolbench_model::{Census, CensusGroup, Finding, SeenConnection, ServerLimit};
 use std::collections::BTreeMap;
@@ -92,14 +92,14 @@ fn usable(l: &ServerLimit) -> Option<u64> {
 fn findings(c: &Census) -> Vec<Finding> {
     let mut out = Vec::new();
     let usable = usable(&c.limit);
-    if let Some(u) = usable.filter(|&u| over_budget::over(c.held, u)) {
+    if let Some(u) = usable.filter(|&u| near_connection_limit::over(c.held, u)) {
         out.push(finding(
-            Id::OverBudget,
+            Id::NearConnectionLimit,
             format!(
                 "{} client connections held of the {u} the server allows ({}%, from {:.0}% on): {} left for a new client, fewer than a deploy's surge may open",
                 c.held,
                 100 * c.held / u.max(1),
-                100.0 * over_budget::SHARE,
+                100.0 * near_connection_limit::SHARE,
                 u.saturating_sub(c.held)
             ),
         ));

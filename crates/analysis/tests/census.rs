@@ -35,12 +35,12 @@ fn a_census_groups_alike_connections_and_names_hoards_and_overbudget() {
     let web_idle = c.groups.iter().find(|g| g.state == "idle").unwrap();
     assert_eq!((web_idle.count, web_idle.idle_band.as_str()), (3, "<10s"));
     assert!(c.findings.is_empty());
-    // 16 of 17 held, 12 idle for 5 min: over budget and a hoard.
+    // 16 of 17 held, 12 idle for 5 min: near the limit and a hoard.
     let mut list: Vec<SeenConnection> = (0..12).map(|_| seen("batch", "idle", 300.0)).collect();
     list.extend((0..4).map(|_| seen("web", "active", 0.0)));
     let c = poolbench_analysis::census("t".into(), "now".into(), lim, &list, 60.0, Vec::new());
     let ids: Vec<&str> = c.findings.iter().map(|f| f.id.as_str()).collect();
-    assert_eq!(ids, ["over-budget", "idle-hoard"]);
+    assert_eq!(ids, ["near-connection-limit", "idle-hoard"]);
     assert!(
         c.findings[1].evidence[0].contains("12 connections idle longer than 60 s"),
         "{:?}",

@@ -24,8 +24,8 @@ const VERSION: &str = concat!(
     about,
     long_about = None,
     after_help = "The manual: docs/ in the source (README.md lists the pages: docs/run.md, docs/tune.md, \
-docs/targets.md, docs/reports.md, docs/findings.md, docs/faults.md, docs/scenarios.md …). \
-`poolbench explain ID` explains a finding; `poolbench COMMAND --help` each command."
+docs/targets.md, docs/reports.md, docs/findings.md, docs/glossary.md, docs/faults.md, docs/scenarios.md …). \
+`poolbench explain ID` explains a finding or an inference; `poolbench COMMAND --help` each command."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -91,9 +91,10 @@ pub(crate) enum Command {
     /// `report --format json`) or of a comparison (`compare --format json`).
     Schema(SchemaArgs),
     /// What a finding means, why it matters and what to do about it, by
-    /// its id (`pool-bound`, `stall` …), as the reports name them; without
-    /// an id, every id with its title. docs/findings.md is
-    /// `explain --format markdown`.
+    /// its id (`pool-bound`, `stall` …), as the reports name them, or what
+    /// one of tune's inferences concludes (`serves-at-once`, `cliff` …);
+    /// without an id, every id with its title. docs/findings.md is
+    /// `explain --format markdown`; docs/glossary.md defines the terms.
     ///
     /// Exit codes: 0 explained; 2 an id this version does not know.
     Explain(ExplainArgs),
@@ -341,9 +342,9 @@ pub(crate) struct RunArgs {
     pub(crate) think_time: Option<Duration>,
 
     /// Run share I of N of every cell (I counts from 0, as Kubernetes'
-    /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request budget and
-    /// batch size divided so that the N shards add up to the plan (the
-    /// remainder goes to the lowest indexes, with a note). Each shard
+    /// JOB_COMPLETION_INDEX): workers, pool sizes, rate, request count
+    /// (-n) and batch size divided so that the N shards add up to the plan
+    /// (the remainder goes to the lowest indexes, with a note). Each shard
     /// writes its whole result, stamped with the plan's hash; `poolbench
     /// merge` adds the shards of one plan exactly.
     #[arg(long, value_name = "I/N", value_parser = parse::shard,

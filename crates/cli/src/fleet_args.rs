@@ -56,8 +56,8 @@ pub(crate) fn fleet(a: &FleetArgs) -> Option<Fleet> {
             surge_pct: a.surge.unwrap_or(DEFAULT_SURGE_PCT),
         },
         server_limit: None,
-        budget: None,
-        budget_source: String::new(),
+        connection_limit: None,
+        connection_limit_source: String::new(),
         pool_per_replica: None,
         rows: Vec::new(),
     })

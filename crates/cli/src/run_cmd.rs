@@ -287,7 +287,7 @@ fn plan_grid(plan: &mut Plan, a: &RunArgs, embedded: bool) {
     }
 }
 
-/// Each cell's warm-up, measured time, request budget and runs.
+/// Each cell's warm-up, measured time, request count (-n) and runs.
 fn plan_timing(plan: &mut Plan, a: &RunArgs, embedded: bool) {
     // The built-in server's default grid: three short runs per cell, so
     // every figure comes with a confidence interval.

@@ -99,13 +99,17 @@ fn postgres_limit_groups_and_findings() {
         .contains("max_connections 20"));
     assert_eq!(group_count(&c, "census-test"), 3, "{}", c["groups"]);
     assert_eq!(c["held"], 3);
-    assert!(!has_finding(&c, "over-budget") && !has_finding(&c, "idle-hoard"));
-    // 16 of the 17 a client may open: over budget; idle past 1 s: a hoard.
+    assert!(!has_finding(&c, "near-connection-limit") && !has_finding(&c, "idle-hoard"));
+    // 16 of the 17 a client may open: near the limit; idle past 1 s: a hoard.
     let more = pg_sessions(&pg.url, "census-more", 13);
     std::thread::sleep(Duration::from_millis(1500));
     let c = census(&pg.url, &["--idle-after", "1s"]);
     assert_eq!(c["held"], 16, "{}", c["groups"]);
-    assert!(has_finding(&c, "over-budget"), "{}", c["findings"]);
+    assert!(
+        has_finding(&c, "near-connection-limit"),
+        "{}",
+        c["findings"]
+    );
     assert!(has_finding(&c, "idle-hoard"), "{}", c["findings"]);
     assert_eq!(group_count(&c, "census-more"), 13);
     drop((more, clients, rt));

@@ -1,8 +1,9 @@
 //! A result saved before a change of names is still read: the fixtures are
 //! a `run -o` of schema version 1 (`pitfalls`, `no_recommendation`), one
-//! of schema version 2 (the recommendation's `reason`) and a `tune -o` of
-//! tune's schema version 1 (the recommendation's `settings`); `report`
-//! and `compare` take them and write today's names (CHANGELOG.md).
+//! of schema version 2 (the recommendation's `reason`), a `tune -o` of
+//! tune's schema version 1 (the recommendation's `settings`) and one of
+//! version 2 (the fleet's `budget`); `report` and `compare` take them and
+//! write today's names (CHANGELOG.md).
 use serde_json::Value;
 use std::process::Command;
 
@@ -90,4 +91,30 @@ fn a_tune_of_schema_1_is_read_with_its_client_settings() {
     assert_eq!(code, Some(0), "{err}");
     let first = settings[0]["setting"].as_str().unwrap();
     assert!(text.contains(first), "{text}");
+}
+
+#[test]
+fn a_tune_of_schema_2_is_read_with_its_fleet_s_budget_as_the_connection_limit() {
+    let path = fixture("tune-schema-2.json");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved["schema_version"], 2);
+    assert!(saved["fleet"]["budget"].is_u64(), "the old name");
+    assert!(saved["fleet"]["rows"][0]["within_budget"].is_boolean());
+    // Read (`within_budget` has no default: only its alias reads it), the
+    // fleet concluded again, written under today's names.
+    let (code, out, err) = poolbench(&["report", &path, "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let t: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(t["schema_version"], poolbench_model::TUNE_SCHEMA_VERSION);
+    let fleet = &t["fleet"];
+    assert!(fleet.get("connection_limit").is_some(), "{fleet}");
+    assert!(fleet.get("budget").is_none() && fleet.get("budget_source").is_none());
+    let row = &fleet["rows"][0];
+    assert!(row["within_limit"].is_boolean() && row.get("within_budget").is_none());
+    let (code, text, err) = poolbench(&["report", &path]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        text.contains("within limit") && !text.contains("budget of"),
+        "{text}"
+    );
 }

@@ -53,9 +53,9 @@ fn four_replicas_of_a_service_serving_24_get_about_6_each() {
         fleet["server_limit"].is_null(),
         "HTTP has no server limit: {fleet}"
     );
-    // The budget is the knee, where the search found one.
-    let budget = fleet["budget"].as_u64().unwrap_or(u64::MAX);
-    assert!(pool * 4 <= budget, "{fleet}");
+    // The fleet's connection limit is the knee, where the search found one.
+    let limit = fleet["connection_limit"].as_u64().unwrap_or(u64::MAX);
+    assert!(pool * 4 <= limit, "{fleet}");
     assert_eq!(replicas(fleet), [4]);
     // A single-process pick that four replicas would overrun is named,
     // with the pool that fits.
@@ -65,7 +65,7 @@ fn four_replicas_of_a_service_serving_24_get_about_6_each() {
         .unwrap()
         .iter()
         .find(|f| f["id"] == "fleet-overcommit");
-    if single.saturating_mul(4) > budget {
+    if single.saturating_mul(4) > limit {
         let over = over.unwrap_or_else(|| panic!("no fleet-overcommit: {}", r["findings"]));
         let line = over["evidence"][0].as_str().unwrap();
         assert!(line.contains(&format!("set {pool} per replica")), "{line}");
@@ -160,12 +160,12 @@ fn postgres_s_own_limit_divides_among_the_replicas_and_their_surge() {
     let pool = fleet["pool_per_replica"]
         .as_u64()
         .unwrap_or_else(|| panic!("{fleet}"));
-    let budget = fleet["budget"]
+    let most = fleet["connection_limit"]
         .as_u64()
         .unwrap_or_else(|| panic!("{fleet}"));
-    assert!((1..=left).contains(&budget), "{fleet}");
-    assert!(pool >= 1 && pool * 6 <= budget, "{fleet}");
+    assert!((1..=left).contains(&most), "{fleet}");
+    assert!(pool >= 1 && pool * 6 <= most, "{fleet}");
     let surge = fleet["rows"].as_array().unwrap().last().unwrap();
     assert_eq!(surge["surge"], true);
-    assert_eq!(surge["within_budget"], true, "{fleet}");
+    assert_eq!(surge["within_limit"], true, "{fleet}");
 }

@@ -53,7 +53,7 @@ pub struct Census {
     pub idle_long: u64,
     pub idle_after_s: f64,
     pub groups: Vec<CensusGroup>,
-    /// `over-budget`, `idle-hoard`.
+    /// `near-connection-limit`, `idle-hoard`.
     pub findings: Vec<Finding>,
     /// What the listing could not see (no privilege), in words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -61,15 +61,17 @@ pub struct Fleet {
     /// poolers; `None` for HTTP and gRPC, or when it was not read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_limit: Option<ServerLimit>,
-    /// Connections the whole fleet may hold: the least of the service's
-    /// healthy in-flight level (its knee, below its cliff) and the
-    /// server's limit. `None`: neither is known.
-    #[serde(default)]
-    pub budget: Option<u64>,
-    /// Where the budget came from, in words.
-    #[serde(default)]
-    pub budget_source: String,
-    /// The pool to set in each replica: ⌊budget ÷ worst-case replicas⌋,
+    /// The fleet's connection limit: the connections the whole fleet may
+    /// hold, the least of the service's healthy in-flight level (its knee,
+    /// below its cliff) and the server's limit. `None`: neither is known.
+    /// Read as `budget` too (tune's schema version 2).
+    #[serde(default, alias = "budget")]
+    pub connection_limit: Option<u64>,
+    /// Where the connection limit came from, in words (`budget_source`
+    /// before tune's schema version 3).
+    #[serde(default, alias = "budget_source")]
+    pub connection_limit_source: String,
+    /// The pool to set in each replica: ⌊limit ÷ worst-case replicas⌋,
     /// never above the single-process pick, at least 1.
     #[serde(default)]
     pub pool_per_replica: Option<u64>,
@@ -85,11 +87,35 @@ pub struct FleetRow {
     /// The rolling update's worst case (`max` plus its surge).
     #[serde(default)]
     pub surge: bool,
-    /// Largest pool per replica that keeps this count within the budget
-    /// (and never above the single-process pick).
+    /// Largest pool per replica that keeps this count within the
+    /// connection limit (and never above the single-process pick).
     pub fits_per_replica: Option<u64>,
     /// Connections the fleet holds with `pool_per_replica` in each.
     pub total: Option<u64>,
-    /// `total` within the budget.
-    pub within_budget: bool,
+    /// `total` within the connection limit (`within_budget` before tune's
+    /// schema version 3).
+    #[serde(alias = "within_budget")]
+    pub within_limit: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fleet;
+
+    #[test]
+    fn a_fleet_saved_with_a_budget_reads_it_as_the_connection_limit() {
+        let old = r#"{"replicas": {"min": 4, "max": 4, "surge_pct": 0},
+            "budget": 24, "budget_source": "the service's knee", "pool_per_replica": 6,
+            "rows": [{"replicas": 4, "surge": false, "fits_per_replica": 6, "total": 24,
+                      "within_budget": true}]}"#;
+        let f: Fleet = serde_json::from_str(old).unwrap();
+        assert_eq!(f.connection_limit, Some(24));
+        assert_eq!(f.connection_limit_source, "the service's knee");
+        assert!(f.rows[0].within_limit);
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(
+            json.contains("\"connection_limit\":24") && !json.contains("budget"),
+            "{json}"
+        );
+    }
 }

@@ -72,10 +72,13 @@ impl InferenceId {
     pub fn means(&self) -> Option<&'static str> {
         Some(match self {
             InferenceId::Cliff => {
-                "The service failed at some load: a point's errors passed the SLO's bound \
-                 (1% without one), it stalled with requests in flight, it answered nothing, or \
-                 most of the requests asked for were not being answered. Tune says whether the \
-                 service freezes (stalls, answers nothing) or fails (errors), at how many in \
+                "The service failed at some load, its cliff: a point's errors passed the \
+                 SLO's bound (1% without one), it stalled with requests in flight, it \
+                 answered nothing, fewer than half the requests asked for were being \
+                 answered, or its throughput collapsed (below 40% of the best level with at \
+                 least half as many in flight, below a tenth of the peak, or below a quarter \
+                 of it and half the level under it). Tune says whether the service freezes \
+                 (stalls, answers nothing) or fails (errors, a collapse), at how many in \
                  flight, and what the level below it did; no pool at or past it is \
                  recommended."
             }
@@ -103,17 +106,20 @@ impl InferenceId {
             InferenceId::ReferenceAnswer => {
                 "The reference (the client's load, below any cliff) is the answer: no smaller \
                  pool compared with it read within 5% of its throughput, or none was \
-                 confirmed within the budget."
+                 confirmed within the search's time budget (`--budget`)."
             }
             InferenceId::Retrograde => {
-                "Throughput fell, without errors, past the level that gave the most: more \
-                 requests at once make the service slower (contention, a blocked event \
-                 loop)."
+                "Throughput fell, without errors, below 90% of the peak at more in flight \
+                 than the peak's: more requests at once make the service slower \
+                 (contention, a blocked event loop)."
             }
             InferenceId::ServesAtOnce => {
-                "Throughput stopped growing while latency grew with every request added: by \
-                 Little's law, N ≈ throughput × service time requests are served at once, and \
-                 more than that queue in the service."
+                "Throughput stopped growing past the knee while latency grew with every \
+                 request added: by Little's law the service works on N ≈ X × S requests at \
+                 once (X its peak throughput, S the time one request takes alone), and more \
+                 than that queue in it. Drawn only on a plateau (a level at least 1.5 times \
+                 the knee still at 90% of the peak) where the knee agrees with X × S within \
+                 a factor of two."
             }
             InferenceId::SloCrossing => {
                 "The p99 latency crossed the SLO's bound at this many in flight: pools that \
@@ -194,5 +200,33 @@ mod tests {
             "\"generator-limit\""
         );
         assert_eq!(other.means(), None);
+    }
+
+    /// The place `id` has in [`InferenceId::ALL`], by a match the
+    /// compiler holds complete: a variant added to the enum does not
+    /// compile here until it is given its place, and the test below then
+    /// finds it in `ALL`.
+    fn place(id: &InferenceId) -> Option<usize> {
+        Some(match id {
+            InferenceId::Cliff => 0,
+            InferenceId::ClosedLoopCeiling => 1,
+            InferenceId::DelayedAck => 2,
+            InferenceId::PickNearLine => 3,
+            InferenceId::PoolBound => 4,
+            InferenceId::ReferenceAnswer => 5,
+            InferenceId::Retrograde => 6,
+            InferenceId::ServesAtOnce => 7,
+            InferenceId::SloCrossing => 8,
+            InferenceId::StreamsPerConnection => 9,
+            InferenceId::Other(_) => return None,
+        })
+    }
+
+    #[test]
+    fn all_lists_every_variant_once() {
+        for (i, id) in InferenceId::ALL.iter().enumerate() {
+            assert_eq!(place(id), Some(i), "{id}");
+        }
+        assert_eq!(place(&InferenceId::named("no-such-inference")), None);
     }
 }

@@ -8,7 +8,7 @@ use crate::slo::Slo;
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a field of [`TuneResult`] changes meaning or goes away.
-pub const TUNE_SCHEMA_VERSION: u32 = 2;
+pub const TUNE_SCHEMA_VERSION: u32 = 3;
 
 /// Everything one `poolbench tune` measured and concluded.
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]

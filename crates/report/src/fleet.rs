@@ -1,5 +1,5 @@
 //! The fleet section of `tune`'s reports (`--replicas`): the pool per
-//! replica, where its budget came from, and a row per replica count, as
+//! replica, where its connection limit came from, and a row per replica count, as
 //! text and as HTML.
 use crate::format::esc;
 use poolbench_model::{Fleet, TuneResult};
@@ -20,23 +20,25 @@ pub fn fleet_sentence(f: &Fleet) -> String {
         ),
         false => String::new(),
     };
-    match (f.pool_per_replica, f.budget) {
+    match (f.pool_per_replica, f.connection_limit) {
         (Some(p), Some(b)) => format!(
-            "For {count}{surge}: set pool size {p} in each replica ({} connections at most, within the budget of {b}: {}).",
+            "For {count}{surge}: set pool size {p} in each replica ({} connections at most, within the fleet's connection limit of {b}: {}).",
             u64::from(worst) * p,
-            f.budget_source
+            f.connection_limit_source
         ),
         (Some(p), None) => format!(
-            "For {count}{surge}: pool size {p} in each replica; no budget is known ({}).",
-            f.budget_source
+            "For {count}{surge}: pool size {p} in each replica; no connection limit is known ({}).",
+            f.connection_limit_source
         ),
-        _ => format!("For {count}{surge}: no pool per replica ({}).", f.budget_source),
+        _ => format!("For {count}{surge}: no pool per replica ({}).",
+            f.connection_limit_source
+        ),
     }
 }
 
-/// Whether a row is within the budget: `unknown` without one.
+/// Whether a row is within the connection limit: `unknown` without one.
 fn within(f: &Fleet, yes: bool) -> &'static str {
-    match (f.budget.is_some(), yes) {
+    match (f.connection_limit.is_some(), yes) {
         (false, _) => "unknown",
         (true, true) => "yes",
         (true, false) => "no",
@@ -62,7 +64,7 @@ pub fn fleet_text(r: &TuneResult) -> String {
     }
     let _ = writeln!(
         t,
-        "  {:>8}  {:>16}  {:>11}  within budget",
+        "  {:>8}  {:>16}  {:>11}  within limit",
         "replicas", "fits per replica", "connections"
     );
     for row in &f.rows {
@@ -72,7 +74,7 @@ pub fn fleet_text(r: &TuneResult) -> String {
             row.replicas,
             dash(row.fits_per_replica),
             dash(row.total),
-            within(f, row.within_budget),
+            within(f, row.within_limit),
             if row.surge {
                 "  (rolling update's surge)"
             } else {
@@ -96,7 +98,7 @@ pub fn fleet_html(r: &TuneResult) -> String {
     if let Some(l) = &f.server_limit {
         let _ = write!(h, "<p class=\"muted\">server limit: {}</p>", esc(&l.source));
     }
-    h.push_str("<table id=\"fleet-rows\"><tr><th>replicas</th><th>fits per replica</th><th>connections</th><th>within budget</th></tr>");
+    h.push_str("<table id=\"fleet-rows\"><tr><th>replicas</th><th>fits per replica</th><th>connections</th><th>within limit</th></tr>");
     for row in &f.rows {
         let _ = write!(
             h,
@@ -105,7 +107,7 @@ pub fn fleet_html(r: &TuneResult) -> String {
             if row.surge { " (surge)" } else { "" },
             dash(row.fits_per_replica),
             dash(row.total),
-            within(f, row.within_budget)
+            within(f, row.within_limit)
         );
     }
     h.push_str("</table>\n");

@@ -102,9 +102,9 @@ fn shortfall(r: &TuneResult, f: &FleetCheck) -> Option<String> {
         return None;
     }
     let need = pick.div_ceil(n);
-    Some(match fleet.budget {
+    Some(match fleet.connection_limit {
         Some(b) if n * need > b => format!(
-            "{n} × {per} = {} connections against the one process's {pick}: {need} each ({}) would exceed the budget of {b}; fewer replicas or a larger budget",
+            "{n} × {per} = {} connections against the one process's {pick}: {need} each ({}) would exceed the fleet's connection limit of {b}; fewer replicas or a higher limit",
             n * per,
             n * need
         ),

@@ -6,7 +6,8 @@ use crate::{AnyTarget, RequestError};
 use poolbench_model::Survey;
 
 /// The server's survey; `None` for a protocol without a connection limit
-/// to read (HTTP, gRPC: the service's knee and cliff are the budget).
+/// to read (HTTP, gRPC: the service's knee and cliff alone set the fleet's
+/// connection limit).
 pub async fn survey(target: &AnyTarget) -> Result<Option<Survey>, RequestError> {
     Ok(Some(match target {
         AnyTarget::Postgres(t, _) => crate::postgres::limits::survey(t).await?,

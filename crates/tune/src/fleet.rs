@@ -13,14 +13,14 @@ use poolbench_model::{Capacity, Finding, Fleet, FleetRow, Replicas, ServerLimit,
 /// Most rows a fleet table shows (the surge's row besides).
 const MOST_ROWS: usize = 6;
 
-/// The fleet's budget and where it came from: the least of the service's
-/// knee (below its cliff) and the server's connections left.
-pub fn budget(
+/// The fleet's connection limit and where it came from: the least of the
+/// service's knee (below its cliff) and the server's connections left.
+pub fn connection_limit(
     capacity: &Capacity,
     limit: Option<&ServerLimit>,
     pick: Option<u64>,
 ) -> (Option<u64>, String) {
-    let service = match (service_budget(capacity), pick) {
+    let service = match (service_limit(capacity), pick) {
         // The pick was measured healthy at the client's load, below any
         // cliff: where it is above the knee, the knee undersells it.
         (Some((k, why)), Some(p)) if p > k && capacity.cliff_in_flight.is_none_or(|c| p < c as u64) => {
@@ -45,7 +45,7 @@ pub fn budget(
 /// sharp curve (a service that takes 24 at once) the knee, where the curve
 /// reaches 95% of its peak, reads 22 or 23, and four replicas of 5 would
 /// leave a sixth of the service idle.
-fn service_budget(c: &Capacity) -> Option<(u64, String)> {
+fn service_limit(c: &Capacity) -> Option<(u64, String)> {
     let below_cliff = c.cliff_in_flight.map(|x| x.saturating_sub(1).max(1) as u64);
     let knee = c.knee_in_flight.map(|k| k as u64);
     let serves = c.serves_at_once.map(|n| n as u64);
@@ -69,10 +69,10 @@ fn service_budget(c: &Capacity) -> Option<(u64, String)> {
     }
 }
 
-/// The pool each of `replicas` may have within `budget`, never above
-/// `pick` and at least 1; `pick` alone without a budget.
-pub fn per_replica(budget: Option<u64>, replicas: u32, pick: Option<u64>) -> Option<u64> {
-    let share = budget.map(|b| (b / u64::from(replicas.max(1))).max(1));
+/// The pool each of `replicas` may have within `limit`, never above
+/// `pick` and at least 1; `pick` alone without a limit.
+pub fn per_replica(limit: Option<u64>, replicas: u32, pick: Option<u64>) -> Option<u64> {
+    let share = limit.map(|b| (b / u64::from(replicas.max(1))).max(1));
     match (share, pick) {
         (Some(s), Some(p)) => Some(s.min(p)),
         (s, p) => s.or(p),
@@ -99,18 +99,19 @@ pub fn row_counts(r: Replicas) -> Vec<u32> {
     counts
 }
 
-/// The fleet for `replicas`: budget, pool per replica, a row per count.
+/// The fleet for `replicas`: its connection limit, pool per replica, a
+/// row per count.
 pub fn plan(
     replicas: Replicas,
     limit: Option<ServerLimit>,
     capacity: &Capacity,
     pick: Option<u64>,
 ) -> Fleet {
-    let (budget, budget_source) = budget(capacity, limit.as_ref(), pick);
+    let (most, most_source) = connection_limit(capacity, limit.as_ref(), pick);
     let worst = replicas.worst_case();
     // What one replica needs at most: the pick's share at the fewest.
     let pick = pick.map(|p| p.div_ceil(u64::from(replicas.min.max(1))));
-    let pool = per_replica(budget, worst, pick);
+    let pool = per_replica(most, worst, pick);
     let rows = row_counts(replicas)
         .into_iter()
         .map(|n| {
@@ -118,9 +119,9 @@ pub fn plan(
             FleetRow {
                 replicas: n,
                 surge: n > replicas.max,
-                fits_per_replica: per_replica(budget, n, pick),
+                fits_per_replica: per_replica(most, n, pick),
                 total,
-                within_budget: match (total, budget) {
+                within_limit: match (total, most) {
                     (Some(t), Some(b)) => t <= b,
                     _ => true,
                 },
@@ -130,8 +131,8 @@ pub fn plan(
     Fleet {
         replicas,
         server_limit: limit,
-        budget,
-        budget_source,
+        connection_limit: most,
+        connection_limit_source: most_source,
         pool_per_replica: pool,
         rows,
     }

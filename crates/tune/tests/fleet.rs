@@ -1,4 +1,5 @@
-//! `tune --replicas` decisions on hand-built figures: the budget, the
+//! `tune --replicas` decisions on hand-built figures: the fleet's connection
+//! limit, the
 //! division by the worst-case replica count, the rows, the
 //! `fleet-overcommit` finding.
 use crate::support::limit;
@@ -28,7 +29,7 @@ fn the_worst_case_counts_the_surge_rounded_up() {
 }
 
 #[test]
-fn the_pool_per_replica_is_the_budget_divided_never_above_the_pick() {
+fn the_pool_per_replica_is_the_connection_limit_divided_never_above_the_pick() {
     assert_eq!(per_replica(Some(24), 4, Some(23)), Some(6));
     assert_eq!(per_replica(Some(92), 5, Some(10)), Some(10));
     assert_eq!(per_replica(Some(92), 5, None), Some(18));
@@ -56,7 +57,7 @@ fn rows_run_from_min_to_max_then_the_surge_at_most_seven() {
 }
 
 #[test]
-fn the_budget_is_the_lower_of_the_knee_and_the_server_s_limit() {
+fn the_connection_limit_is_the_lower_of_the_knee_and_the_server_s_limit() {
     // The knee (24) under the server's 92: 24 ÷ 4 = 6 each.
     let f = plan_fleet(
         Replicas {
@@ -68,13 +69,16 @@ fn the_budget_is_the_lower_of_the_knee_and_the_server_s_limit() {
         &capacity(Some(24), None),
         Some(23),
     );
-    assert_eq!((f.budget, f.pool_per_replica), (Some(24), Some(6)));
-    assert!(
-        f.budget_source.starts_with("the service's knee"),
-        "{}",
-        f.budget_source
+    assert_eq!(
+        (f.connection_limit, f.pool_per_replica),
+        (Some(24), Some(6))
     );
-    assert!(f.rows.iter().all(|r| r.within_budget));
+    assert!(
+        f.connection_limit_source.starts_with("the service's knee"),
+        "{}",
+        f.connection_limit_source
+    );
+    assert!(f.rows.iter().all(|r| r.within_limit));
     // The server's 17 under the knee (40), with a surge: 17 ÷ 5 = 3 each.
     let f = plan_fleet(
         Replicas {
@@ -86,11 +90,14 @@ fn the_budget_is_the_lower_of_the_knee_and_the_server_s_limit() {
         &capacity(Some(40), None),
         Some(30),
     );
-    assert_eq!((f.budget, f.pool_per_replica), (Some(17), Some(3)));
+    assert_eq!(
+        (f.connection_limit, f.pool_per_replica),
+        (Some(17), Some(3))
+    );
     assert!(
-        f.budget_source.starts_with("max_connections 25"),
+        f.connection_limit_source.starts_with("max_connections 25"),
         "{}",
-        f.budget_source
+        f.connection_limit_source
     );
     assert_eq!(
         f.rows.last().map(|r| (r.replicas, r.surge, r.total)),
@@ -107,7 +114,10 @@ fn the_budget_is_the_lower_of_the_knee_and_the_server_s_limit() {
         &capacity(Some(30), Some(16)),
         Some(14),
     );
-    assert_eq!((f.budget, f.pool_per_replica), (Some(15), Some(7)));
+    assert_eq!(
+        (f.connection_limit, f.pool_per_replica),
+        (Some(15), Some(7))
+    );
 }
 
 #[test]
@@ -123,12 +133,15 @@ fn a_service_serving_n_at_once_gets_n_not_its_knee() {
         ..capacity(Some(22), None)
     };
     let f = plan_fleet(replicas, None, &sharp, Some(22));
-    assert_eq!((f.budget, f.pool_per_replica), (Some(24), Some(6)));
+    assert_eq!(
+        (f.connection_limit, f.pool_per_replica),
+        (Some(24), Some(6))
+    );
     assert!(
-        f.budget_source
+        f.connection_limit_source
             .starts_with("the service serves about 24 at a time"),
         "{}",
-        f.budget_source
+        f.connection_limit_source
     );
     // Not past its cliff: a service failing from 20 keeps 19.
     let failing = Capacity {
@@ -136,13 +149,16 @@ fn a_service_serving_n_at_once_gets_n_not_its_knee() {
         ..capacity(Some(22), Some(20))
     };
     let f = plan_fleet(replicas, None, &failing, Some(18));
-    assert_eq!(f.budget, Some(19));
+    assert_eq!(f.connection_limit, Some(19));
     // Below the knee, the knee stands.
     let wide = Capacity {
         serves_at_once: Some(10),
         ..capacity(Some(22), None)
     };
-    assert_eq!(plan_fleet(replicas, None, &wide, Some(20)).budget, Some(22));
+    assert_eq!(
+        plan_fleet(replicas, None, &wide, Some(20)).connection_limit,
+        Some(22)
+    );
 }
 
 #[test]
@@ -198,7 +214,7 @@ fn an_overcommitted_fleet_is_a_finding_with_the_number_that_fits() {
     let lines = poolbench_tune::fleet_overcommit_evidence(&f, Some(20));
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
-        lines[0].contains("is 100 connections, over the budget of 50"),
+        lines[0].contains("is 100 connections, over the fleet's connection limit of 50"),
         "{}",
         lines[0]
     );

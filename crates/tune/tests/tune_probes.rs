@@ -143,8 +143,8 @@ fn the_server_s_own_limit_reaches_the_fleet_and_bounds_its_budget() {
             surge_pct: 0,
         },
         server_limit: None,
-        budget: None,
-        budget_source: String::new(),
+        connection_limit: None,
+        connection_limit_source: String::new(),
         pool_per_replica: None,
         rows: Vec::new(),
     };
@@ -158,6 +158,10 @@ fn the_server_s_own_limit_reaches_the_fleet_and_bounds_its_budget() {
     let fleet = r.fleet.as_ref().expect("the fleet is kept");
     let limit = fleet.server_limit.as_ref().expect("the limit was read");
     assert_eq!(limit.connections, Some(12));
-    assert!(fleet.budget.is_some_and(|b| b <= 12), "{:?}", fleet.budget);
+    assert!(
+        fleet.connection_limit.is_some_and(|b| b <= 12),
+        "{:?}",
+        fleet.connection_limit
+    );
     assert!(fleet.pool_per_replica.is_some_and(|n| n <= 6), "{fleet:?}");
 }

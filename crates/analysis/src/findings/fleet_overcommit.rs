@@ -17,32 +17,33 @@ fn find(_: &Run) -> Vec<Evidence> {
     Vec::new()
 }
 
-/// Whether `replicas` pools of `pool` exceed `budget`.
-pub fn overcommits(replicas: u32, pool: u64, budget: u64) -> bool {
-    u64::from(replicas) * pool > budget
+/// Whether `replicas` pools of `pool` exceed `limit`, the fleet's
+/// connection limit.
+pub fn overcommits(replicas: u32, pool: u64, limit: u64) -> bool {
+    u64::from(replicas) * pool > limit
 }
 
 /// The evidence for `fleet`, given the single-process pick: one line per
-/// way the worst-case fleet exceeds its budget.
+/// way the worst-case fleet exceeds its connection limit.
 pub fn evidence(fleet: &Fleet, pick: Option<u64>) -> Vec<String> {
-    let Some(budget) = fleet.budget else {
+    let Some(limit) = fleet.connection_limit else {
         return Vec::new();
     };
     let worst = fleet.replicas.worst_case();
     let mut lines = Vec::new();
     let fits = fleet.pool_per_replica.unwrap_or(1);
-    if let Some(p) = pick.filter(|&p| overcommits(worst, p, budget)) {
+    if let Some(p) = pick.filter(|&p| overcommits(worst, p, limit)) {
         lines.push(format!(
-            "the single-process pick, {p} connections, in each of {worst} replicas{} is {} connections, over the budget of {budget} ({}): set {fits} per replica ({} in all)",
+            "the single-process pick, {p} connections, in each of {worst} replicas{} is {} connections, over the fleet's connection limit of {limit} ({}): set {fits} per replica ({} in all)",
             surge_words(fleet),
             u64::from(worst) * p,
-            fleet.budget_source,
+            fleet.connection_limit_source,
             u64::from(worst) * fits
         ));
     }
-    if overcommits(worst, fits, budget) {
+    if overcommits(worst, fits, limit) {
         lines.push(format!(
-            "even {fits} connection per replica: {worst} replicas hold {}, over the budget of {budget}: at most {budget} replicas fit, or raise the limit",
+            "even {fits} connection per replica: {worst} replicas hold {}, over the fleet's connection limit of {limit}: at most {limit} replicas fit, or raise the limit",
             u64::from(worst) * fits
         ));
     }

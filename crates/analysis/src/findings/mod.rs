@@ -26,11 +26,11 @@ mod head_of_line;
 pub(crate) mod idle_hoard;
 pub(crate) mod idle_reuse_race;
 mod machine_busy;
+pub(crate) mod near_connection_limit;
 mod nested_checkout;
 mod nested_checkout_starvation;
 mod not_achieved;
 mod outage;
-pub(crate) mod over_budget;
 mod pipeline_refused;
 pub(crate) mod pool_beyond_client;
 pub mod pool_bound;
@@ -65,11 +65,11 @@ pub const CHECKS: &[Check] = &[
     idle_hoard::CHECK,
     idle_reuse_race::CHECK,
     machine_busy::CHECK,
+    near_connection_limit::CHECK,
     nested_checkout::CHECK,
     nested_checkout_starvation::CHECK,
     not_achieved::CHECK,
     outage::CHECK,
-    over_budget::CHECK,
     pipeline_refused::CHECK,
     pool_beyond_client::CHECK,
     pool_bound::CHECK,

@@ -1,6 +1,7 @@
 //! `target-saturated`: along one strategy's concurrency grid, the first
 //! step where throughput stops growing while latency grows, neither cell
-//! queueing in the client's own pool: the knee, and the plateau after it.
+//! queueing in the client's own pool: where the target saturates, and the
+//! plateau after it (the knee, 95% of the peak, is tune's: `capacity.rs`).
 use super::check::{ms, Check, Evidence, Run};
 use crate::usl::by_strategy;
 use poolbench_model::findings::Id;
@@ -32,7 +33,7 @@ fn find(run: &Run) -> Vec<Evidence> {
     }
     let mut out = Vec::new();
     for (strategy, cells) in by_strategy(run.result) {
-        let knee = cells.windows(2).find(|w| {
+        let saturated = cells.windows(2).find(|w| {
             let (a, b) = (w[0], w[1]);
             b.concurrency > a.concurrency
                 && !queues_in_client(a)
@@ -40,7 +41,7 @@ fn find(run: &Run) -> Vec<Evidence> {
                 && b.throughput_rps < (1.0 + GROWS) * a.throughput_rps
                 && b.latency_us.mean > (1.0 + LATENCY_GROWS) * a.latency_us.mean
         });
-        let Some(w) = knee else { continue };
+        let Some(w) = saturated else { continue };
         let (a, last) = (w[0], cells[cells.len() - 1]);
         let plateau = cells
             .iter()

@@ -210,17 +210,17 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         Explanation {
             means: "Raised by `tune --replicas`: the most replicas that run at once, a rolling \
                 update's surge included (`--surge`, 25% by default), times the pool per \
-                replica exceed the fleet's budget. The budget is the lower of the service's \
-                healthy in-flight level (its knee, or how many it serves at once, below its \
-                cliff) and the server's own connection limit where poolbench can read it. \
-                A `run` is one process and never raises it.",
+                replica exceed the fleet's connection limit. That limit is the lower of the \
+                service's healthy in-flight level (its knee, or how many it serves at once, \
+                below its cliff) and the server's own connection limit where poolbench can \
+                read it. A `run` is one process and never raises it.",
             matters: "Every replica opening the single-process pick multiplies the connections by \
                   the replica count. Together they push the service past its knee or the \
                   server past its connection limit, where connections are refused or \
                   requests queue.",
-            fix: "Set the pool per replica the finding gives, which fits the budget. If even one \
-              connection per replica is over the budget, run fewer replicas or raise the \
-              server's limit.",
+            fix: "Set the pool per replica the finding gives, which fits the fleet's connection \
+              limit. If even one connection per replica is over it, run fewer replicas or \
+              raise the server's limit.",
         },
     ),
     (
@@ -368,7 +368,7 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
         },
     ),
     (
-        Id::OverBudget,
+        Id::NearConnectionLimit,
         Explanation {
             means: "Found by `poolbench census`: the server already holds 90% or more of the \
                 connections clients may use (its connection limit less its reserved \
@@ -483,13 +483,16 @@ const EXPLANATIONS: &[(Id, Explanation)] = &[
             means: "In a closed loop, along one strategy's concurrency grid, the first step \
                 where throughput grew by less than 5% while mean latency grew by more than \
                 20%, with neither cell spending 10% or more of its latency waiting for a \
-                client connection. The evidence gives that concurrency, the plateau's \
-                throughput and how latency grew up to the largest c.",
-            matters: "Past this knee the target is the limit: more concurrency or more \
+                client connection: the target is saturated from that concurrency on. The \
+                evidence gives that concurrency, the plateau's throughput and how latency \
+                grew up to the largest c.",
+            matters: "Past saturation the target is the limit: more concurrency or more \
                   connections add queueing and latency, not throughput. A pool larger than \
-                  the knee's concurrency buys nothing.",
-            fix: "Size the pool near the knee, not above it, or let `poolbench tune` find the \
-              knee and the pool. To serve more, the target itself needs more capacity.",
+                  that concurrency buys nothing.",
+            fix: "Size the pool at or below that concurrency, or let `poolbench tune` find the \
+              knee (the fewest requests in flight at which the fitted capacity curve \
+              reaches 95% of its peak) and the pool from it. To serve more, the target itself needs more \
+              capacity.",
         },
     ),
     (
