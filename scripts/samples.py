@@ -19,7 +19,7 @@ saved result, with no load: the docs test (crates/cli/tests/docs/samples.rs)
 runs it and checks that each block has the shape of what the code prints
 now (its lines, labels and columns, numbers aside).
 
-    scripts/samples.py              run every sample, then write the blocks (about 7 min)
+    scripts/samples.py              run every sample, then write the blocks (about 5 min)
     scripts/samples.py NAME ...     run only these samples
     scripts/samples.py --rerender   write the blocks from the saved results (seconds, no load)
     scripts/samples.py --list       the samples, and the blocks of each
