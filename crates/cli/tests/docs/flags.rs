@@ -56,10 +56,12 @@ const COMMANDS: &[(&str, &[&str], &[&str])] = &[
 ];
 
 /// Pages that speak of every command (a flag there exists in one of
-/// them): the README, the findings (each names what to change), the
-/// layout.
+/// them): the README, the glossary, tuning your own service, the findings
+/// (each names what to change), the layout.
 const EVERY_COMMAND: &[&str] = &[
     "README.md",
+    "docs/glossary.md",
+    "docs/tune-your-service.md",
     "docs/findings.md",
     "docs/ARCHITECTURE.md",
     "docs/development.md",
@@ -71,6 +73,8 @@ const PEERS: &[(&str, &str)] = &[
     ("--runs", "tune-accuracy.sh"),
     ("--report-time", "libtest"),
     ("--locked", "cargo"),
+    ("--workspace", "cargo"),
+    ("--no-deps", "cargo"),
     ("--architecture", "check-layout.py"),
 ];
 
