@@ -34,18 +34,22 @@ fn name(page: &Path) -> String {
         .to_string()
 }
 
+/// The lines of `text` outside fenced blocks (and not their fences).
+fn prose_lines(text: &str) -> Vec<&str> {
+    let mut fenced = false;
+    text.lines()
+        .filter(|line| {
+            let fence = line.trim_start().starts_with("```");
+            fenced ^= fence;
+            !fence && !fenced
+        })
+        .collect()
+}
+
 /// The code spans of `text` outside fenced blocks: `like this`.
 fn code_spans(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose_lines(text) {
         let parts: Vec<&str> = line.split('`').collect();
         // An odd part is inside a span when the span closes on this line.
         for (i, part) in parts.iter().enumerate() {
@@ -60,15 +64,7 @@ fn code_spans(text: &str) -> Vec<String> {
 /// `[text](target)` targets in `text`, code spans and fenced blocks left out.
 fn links(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
-            continue;
-        }
+    for line in prose_lines(text) {
         // Drop code spans: a link inside backticks is an example.
         let plain: String = line
             .split('`')
