@@ -157,6 +157,10 @@ def view_ramp(lines):
     return ["…"] + section(lines, "ramp of ") + ["…"]
 
 
+def view_set_line(lines):
+    return ["…"] + section(cut(lines), "Set pool size") + ["…"]
+
+
 def view_whole(lines):
     return cut(lines)
 
@@ -166,6 +170,7 @@ VIEWS = {
     "to-limiter": view_tune_answer_to_limiter,
     "fleet": view_fleet,
     "answer": view_first_paragraph,
+    "set-line": view_set_line,
     "readme": view_run_readme,
     "page": view_run_page,
     "ramp": view_ramp,
