@@ -82,13 +82,46 @@ busy_cores() {
 # one's output in turn; a lane that failed sets `rc`.
 wait_lanes() {
     local i code
+    local i code name
     for i in "${!pids[@]}"; do
         code=0
         wait "${pids[i]}" || code=$?
-        echo "== lane ${names[i]}: exit $code, $(cat "$times_dir/${names[i]}.secs") s"
-        cat "$times_dir/${names[i]}.out"
+        # A pid may run lanes in turn (names separated by spaces).
+        for name in ${names[i]}; do
+            echo "== lane $name: $(cat "$times_dir/$name.secs") s (exit $code of: ${names[i]})"
+            cat "$times_dir/$name.out"
+        done
         [ "$code" = 0 ] || rc=$code
     done
+}
+
+# The lanes' tests, by name (cargo test arguments). `alone`'s fleet and
+# Prometheus tests run in the second wave, beside the crates' tests, as
+# the scenarios do; the client checks (real Go and Python clients against
+# `serve --check-client`, mostly waiting on its delays) after the fault
+# matrix, whose lane ends first.
+lane_args() {
+    case $1 in
+    alone) echo "-p poolbench --test alone -- --skip scenarios:: --skip fleet:: --skip prometheus::" ;;
+    cli) echo "-p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: --skip client_check::" ;;
+    faults) echo "-p poolbench --test tests -- faults:: faults_nginx:: faults_tune::" ;;
+    clients) echo "-p poolbench --test tests -- client_check::" ;;
+    scenarios) echo "-p poolbench --test alone -- scenarios:: fleet:: prometheus::" ;;
+    crates) echo "${everything[*]} --exclude poolbench" ;;
+    esac
+}
+
+# Run the lanes named, one after another; the first failure's exit code.
+in_turn() {
+    local name code=0 c args
+    for name in "$@"; do
+        read -r -a args <<<"$(lane_args "$name")"
+        if [ "$name" = faults ]; then args+=(--test-threads "$fault_threads"); fi
+        c=0
+        lane "$name" "${args[@]}" || c=$?
+        [ "$code" != 0 ] || code=$c
+    done
+    return "$code"
 }
 
 rc=0
@@ -96,36 +129,39 @@ if [ $# -gt 0 ]; then
     lane args "${everything[@]}" "$@" || rc=$?
     cat "$times_dir/args.out"
 else
-    # First three lanes at once, each one cargo invocation (the features,
-    # and so the build, are the same for every part of the workspace: see
-    # crates/model/Cargo.toml): the binary's tests that load the machine
-    # whole (`alone`: tune's searches, the fleet, outages, signals; one at a
-    # time), the binary's other tests, and the fault matrix (toxiproxy's
-    # faults against every protocol: runs at a fixed, light rate that wait
-    # out their fault windows, six at a time). They wait far more than they
-    # compute (budgets, fault windows, timeouts), and none asserts the
-    # machine's speed, so each lane is to the others what a busy core is.
-    # Then, without the heavy lanes, the tests that measure the machine,
-    # two lanes at once: the scenarios' expectations (runs one at a time
-    # in their binary) and the other crates' tests (the engine's rates and
-    # ceilings, runs taking turns in theirs; with the doc tests). Each is
-    # to the other what a busy core is, which every test must bear.
+    # First three lanes at once (see `lane_args`), each one cargo
+    # invocation at a time (the features, and so the build, are the same
+    # for every part of the workspace: see crates/model/Cargo.toml): the
+    # binary's tests that load the machine whole (`alone`: tune's searches,
+    # outages, signals; one at a time), the binary's other tests, and the
+    # fault matrix (toxiproxy's faults against every protocol: runs at a
+    # fixed, light rate that wait out their fault windows, six at a time)
+    # followed by the client checks. They wait far more than they compute
+    # (budgets, fault windows, timeouts), and none asserts the machine's
+    # speed, so each lane is to the others what a busy core is. Then,
+    # without the heavy lanes, two lanes at once: the scenarios'
+    # expectations with the fleet's and Prometheus's tests (runs one at a
+    # time in their binary) and the other crates' tests (the engine's rates
+    # and ceilings, runs taking turns in theirs; with the doc tests). Each
+    # is to the other what a busy core is, which every test must bear.
     busy=$(busy_cores)
     if [ "$busy" = 0 ]; then
         echo "test.sh: the cores are free: three lanes at once, then two"
-        names=(alone cli faults)
-        lane alone -p poolbench --test alone -- --skip scenarios:: &
-        pids=($!)
-        lane cli -p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: &
-        pids+=($!)
-        lane faults -p poolbench --test tests -- faults:: faults_nginx:: faults_tune:: --test-threads 6 &
-        pids+=($!)
+        fault_threads=6
+        names=(alone cli "faults clients")
+        pids=()
+        for group in "${names[@]}"; do
+            # shellcheck disable=SC2086  # the lanes of a group, one word each
+            in_turn $group &
+            pids+=($!)
+        done
         wait_lanes
         names=(scenarios crates)
-        lane scenarios -p poolbench --test alone -- scenarios:: &
-        pids=($!)
-        lane crates "${everything[@]}" --exclude poolbench &
-        pids+=($!)
+        pids=()
+        for group in "${names[@]}"; do
+            in_turn "$group" &
+            pids+=($!)
+        done
         wait_lanes
     else
         # Something else keeps a core busy (another build, a `yes`): lanes
@@ -133,15 +169,10 @@ else
         # services stall for seconds. One lane at a time, the fault
         # matrix two runs at a time.
         echo "test.sh: about $busy core(s) busy before the tests: one lane at a time"
-        for name in alone cli faults scenarios crates; do
+        fault_threads=2
+        for name in alone cli faults clients scenarios crates; do
             names=("$name")
-            case $name in
-            alone) lane alone -p poolbench --test alone -- --skip scenarios:: & ;;
-            cli) lane cli -p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: & ;;
-            faults) lane faults -p poolbench --test tests -- faults:: faults_nginx:: faults_tune:: --test-threads 2 & ;;
-            scenarios) lane scenarios -p poolbench --test alone -- scenarios:: & ;;
-            crates) lane crates "${everything[@]}" --exclude poolbench & ;;
-            esac
+            in_turn "$name" &
             pids=($!)
             wait_lanes
         done
