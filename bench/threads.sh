@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The default load threads against fixed counts, on each bench's work:
-# does the default ever lose to `--threads 1` or `--threads 2`?
+# does the default ever lose to `--threads 1` or `--threads 2`? The
+# default compares one thread with one per core before a closed loop of
+# 5 s or more (crates/cli/src/run_threads.rs); its runs' time includes
+# that comparison's, its throughput only the run's own.
 #
 #   bench/threads.sh [ROUNDS] [DURATION] [WORKS...]
 #       (defaults: 5 rounds of 5s; WORKS any of http1 pipeline h2c grpc pg

@@ -98,14 +98,15 @@ wait_lanes() {
 # The lanes' tests, by name (cargo test arguments). `alone`'s fleet and
 # Prometheus tests run in the second wave, beside the crates' tests, as
 # the scenarios do; the client checks (real Go and Python clients against
-# `serve --check-client`, mostly waiting on its delays) after the fault
+# `serve --check-client`, mostly waiting on its delays) and the idle-close
+# measurements (waiting out servers' idle timeouts) after the fault
 # matrix, whose lane ends first.
 lane_args() {
     case $1 in
     alone) echo "-p poolbench --test alone -- --skip scenarios:: --skip fleet:: --skip prometheus::" ;;
-    cli) echo "-p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: --skip client_check::" ;;
+    cli) echo "-p poolbench --test tests --bins -- --skip faults:: --skip faults_nginx:: --skip faults_tune:: --skip client_check:: --skip idle::" ;;
     faults) echo "-p poolbench --test tests -- faults:: faults_nginx:: faults_tune::" ;;
-    clients) echo "-p poolbench --test tests -- client_check::" ;;
+    clients) echo "-p poolbench --test tests -- client_check:: idle::" ;;
     scenarios) echo "-p poolbench --test alone -- scenarios:: fleet:: prometheus::" ;;
     crates) echo "${everything[*]} --exclude poolbench" ;;
     esac

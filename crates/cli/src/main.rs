@@ -21,6 +21,7 @@ mod progress;
 mod replica_cmd;
 mod request_args;
 mod run_cmd;
+mod run_threads;
 mod saved;
 mod scenario;
 mod serve_args;

@@ -55,6 +55,22 @@ pub(crate) fn execute(
     a: RunArgs,
     live: Option<Arc<poolbench_engine::Live>>,
 ) -> Result<poolbench_model::RunResult, Failure> {
+    execute_with(a, live, ThreadChoice::Compare)
+}
+
+/// Whether `run` may compare load thread counts before its cells
+/// (`run_threads`); a scenario's steps keep the default.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ThreadChoice {
+    Compare,
+    Default,
+}
+
+pub(crate) fn execute_with(
+    a: RunArgs,
+    live: Option<Arc<poolbench_engine::Live>>,
+    choice: ThreadChoice,
+) -> Result<poolbench_model::RunResult, Failure> {
     let embedded = a.target.is_none();
     let mut server = None;
     let target = match &a.target {
@@ -68,7 +84,7 @@ pub(crate) fn execute(
             spec
         }
     };
-    let plan = plan(&a, target, embedded);
+    let mut plan = plan(&a, target, embedded);
     check_plan(&plan, embedded)?;
     crate::output::check(&a.output)?;
     crate::output::check_hdr_dir(&a.views)?;
@@ -101,6 +117,10 @@ pub(crate) fn execute(
     };
     crate::signals::watch()
         .map_err(|e| Failure::runtime(format!("cannot watch for Ctrl-C: {e}")))?;
+    let generator_threads = match choice == ThreadChoice::Compare && a.threads.is_none() {
+        true => crate::run_threads::choose(&mut plan, cores(), a.quiet, counters.as_deref())?,
+        false => None,
+    };
     if !a.quiet {
         announce_schedule(&plan);
     }
@@ -112,6 +132,7 @@ pub(crate) fn execute(
         _ => Failure::input(e),
     })?;
     poolbench_analysis::analyze(&mut result);
+    result.generator_threads = generator_threads;
     if let Some((s, config)) = server {
         result.target = format!("built-in server at http://{}/", s.addr());
         result.server = serde_json::to_value(&config).ok();

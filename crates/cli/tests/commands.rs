@@ -311,3 +311,44 @@ fn explain_prints_each_finding_and_docs_findings_md_is_its_page() {
         "docs/findings.md is not `poolbench explain --format markdown`: regenerate it"
     );
 }
+
+/// `run` without `--threads`, 5 s on the built-in server: one load thread
+/// and one per core are compared on the cell first, said on stderr and
+/// kept in the result, whose plan runs with the count kept. A shorter
+/// run does not compare.
+#[test]
+fn a_run_of_five_seconds_compares_its_load_threads_first() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let run = |d: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["run", "-s", "pool:8", "-c", "8", "-d", d])
+            .args(["--warmup", "0s", "--format", "json"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+        (json, stderr)
+    };
+    let (json, stderr) = run("5s");
+    let g = &json["generator_threads"];
+    if cores < 2 {
+        assert!(g.is_null(), "one core: nothing to compare: {g}");
+        return;
+    }
+    let kept = g["threads"].as_u64().unwrap_or_else(|| panic!("{json:#}"));
+    assert!(kept == 1 || kept == cores as u64, "{g}");
+    assert_eq!(json["config"]["threads"].as_u64(), Some(kept), "{g}");
+    assert_eq!(g["many"].as_u64(), Some(cores as u64), "{g}");
+    assert_eq!(g["in_flight"].as_u64(), Some(8), "{g}");
+    assert!(g["one_rps"].as_f64().unwrap() > 0.0, "{g}");
+    assert!(g["many_rps"].as_f64().unwrap() > 0.0, "{g}");
+    let said = stderr
+        .lines()
+        .find(|l| l.starts_with("threads: "))
+        .unwrap_or_else(|| panic!("no threads line on stderr:\n{stderr}"));
+    assert!(said.contains("pool:8"), "{said}");
+    let (short, stderr) = run("1s");
+    assert!(short["generator_threads"].is_null(), "{short:#}");
+    assert!(!stderr.contains("threads: "), "{stderr}");
+}

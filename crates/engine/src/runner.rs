@@ -143,6 +143,7 @@ fn run_result(
         pipeline,
         shard: stamp,
         merged_shards: None,
+        generator_threads: None,
     }
 }
 

@@ -70,6 +70,11 @@ pub struct RunResult {
     /// A merge of shards: how many there were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merged_shards: Option<usize>,
+    /// `--threads` not given: one load thread against one per core,
+    /// compared on the largest cell before the others; `config.threads`
+    /// is the count kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator_threads: Option<crate::GeneratorThreads>,
 }
 
 /// One strategy at one concurrency.

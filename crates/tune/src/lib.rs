@@ -63,7 +63,7 @@ pub use pool_search::{
 pub use poolbench_analysis::findings::fleet_overcommit::evidence as fleet_overcommit_evidence;
 pub use probe::{pipeline_depth, IdleLook, Probes, IDLE_SHARE};
 pub use search::{close_enough, next_level, CapacityLimits};
-pub use searcher::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
+pub use searcher::{keep_threads, Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use settings::{pipelined, settings, settings_with};
 pub use timeouts::{acquire_ms, client_idle_s, timeouts, ACQUIRE_FLOOR_MS, ACQUIRE_HEADROOM};
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};

@@ -234,7 +234,8 @@ fn run(
             a.target = Some(target);
         }
         let (views, outputs) = (a.views.clone(), a.output.clone());
-        let result = crate::run_cmd::execute(a, live.clone())?;
+        let result =
+            crate::run_cmd::execute_with(a, live.clone(), crate::run_cmd::ThreadChoice::Default)?;
         out.say(&crate::output::render(Format::Text, &result, &views));
         crate::run_cmd::write_outputs(&outputs, &views, &result)?;
         drop(server);

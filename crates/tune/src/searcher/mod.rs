@@ -13,6 +13,7 @@ mod threads;
 
 pub(crate) use state::{keep_finding, EXPECTED};
 pub use state::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
+pub use threads::keep_threads;
 
 use poolbench_model::TuneResult;
 

@@ -22,6 +22,18 @@ const BUSY: f64 = 0.5;
 const IDLE: f64 = 0.25;
 /// More threads must carry this much more than one to be kept.
 const MORE_BY: f64 = 1.05;
+
+/// The load threads to keep after a paired comparison: `many` when the
+/// mean of its runs' throughputs carries at least 5% more than one
+/// thread's, else one. `tune`'s search decides so, and `run` too when it
+/// compares the two before its cells (`crates/cli/src/run_threads.rs`).
+pub fn keep_threads(one_rps: &[f64], many: usize, many_rps: &[f64]) -> usize {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    match !many_rps.is_empty() && mean(many_rps) >= MORE_BY * mean(one_rps) {
+        true => many,
+        false => 1,
+    }
+}
 /// Runs of each in the paired comparison.
 const ROUNDS: usize = 2;
 /// Errors above this share leave the level out of the comparison.
@@ -66,7 +78,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             return Ok(false);
         }
         let (one, more) = (one / rounds as f64, more / rounds as f64);
-        let threads = if more >= MORE_BY * one { many } else { 1 };
+        let threads = keep_threads(&[one], many, &[more]);
         self.result.generator_threads = Some(GeneratorThreads {
             threads,
             in_flight: level,
@@ -76,5 +88,22 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         });
         self.threads = Some(threads);
         Ok(threads != 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_threads;
+
+    #[test]
+    fn more_threads_are_kept_only_for_five_percent_more() {
+        assert_eq!(keep_threads(&[100.0, 100.0], 2, &[106.0, 104.0]), 2);
+        assert_eq!(keep_threads(&[100.0, 100.0], 2, &[104.0, 104.0]), 1);
+        assert_eq!(
+            keep_threads(&[133_026.0, 164_258.0], 2, &[106_680.0, 104_454.0]),
+            1
+        );
+        assert_eq!(keep_threads(&[100.0], 2, &[]), 1);
+        assert_eq!(keep_threads(&[0.0], 4, &[1.0]), 4);
     }
 }

@@ -1,0 +1,163 @@
+//! `run`'s load threads when `--threads` is not given: one, or one per
+//! core, compared before the cells. On a machine the generator shares
+//! with the service, which is better depends on the service: against
+//! nginx with one worker, pipelining carried 133,000–164,000 req/s on one
+//! thread and 104,000–107,000 on two; against PostgreSQL's ten backends
+//! (processes that each take their share of the cores), one thread
+//! carried about two thirds of what two did. No fixed count is right for
+//! both (bench/log/RESULTS.md, 2026-11-28), so a closed-loop run long
+//! enough to afford it measures its largest cell briefly with each, paired
+//! (A B A B), and keeps more threads only when they carry at least 5% more
+//! ([`poolbench_tune::keep_threads`], as `tune` decides).
+use crate::progress::Progress;
+use crate::Failure;
+use poolbench_engine::{CounterReader, EngineError};
+use poolbench_model::{GeneratorThreads, LoadModel, Plan};
+use std::time::Duration;
+
+/// Cells shorter than this are not worth the comparison's few seconds:
+/// the run keeps one thread per core.
+pub(crate) const LEAST_DURATION: Duration = Duration::from_secs(5);
+/// Each comparison run: its warm-up, then its measurement.
+const WARMUP: Duration = Duration::from_millis(300);
+const MEASURE: Duration = Duration::from_secs(1);
+/// Runs of each count.
+const ROUNDS: usize = 2;
+
+/// Whether `plan` (its threads not asked for) compares thread counts: a
+/// closed loop over a duration of at least [`LEAST_DURATION`] on a
+/// machine of more than one core, without a request count, a ramp, a
+/// shard's schedule or a setup statement (which each run would repeat).
+pub(crate) fn compares(plan: &Plan, cores: usize) -> bool {
+    matches!(plan.load, LoadModel::Closed)
+        && cores > 1
+        && plan.duration >= LEAST_DURATION
+        && plan.requests.is_none()
+        && plan.ramp.is_none()
+        && plan.shard.is_none()
+        && plan.start_at.is_none()
+        && plan.target_options.setup.is_none()
+}
+
+/// When `plan` compares ([`compares`]): the comparison, said on stderr
+/// unless `quiet`, its count kept in `plan.threads`.
+pub(crate) fn choose(
+    plan: &mut Plan,
+    cores: usize,
+    quiet: bool,
+    counters: Option<&dyn CounterReader>,
+) -> Result<Option<GeneratorThreads>, Failure> {
+    if !compares(plan, cores) {
+        return Ok(None);
+    }
+    let g = compare(plan, plan.threads, counters)?;
+    if !quiet {
+        let cell = plan.cells().into_iter().max_by_key(|c| c.concurrency);
+        let label = cell.map(|c| c.label()).unwrap_or_default();
+        eprintln!("{}", describe(&g, &label));
+    }
+    plan.threads = g.threads;
+    Ok(Some(g))
+}
+
+/// Compare one load thread with `many` on the plan's largest cell; the
+/// comparison, whose `threads` the run then uses. The first run reaches
+/// the target first (exit 2 before any load when it cannot).
+fn compare(
+    plan: &Plan,
+    many: usize,
+    counters: Option<&dyn CounterReader>,
+) -> Result<GeneratorThreads, Failure> {
+    let cell = plan
+        .cells()
+        .into_iter()
+        .max_by_key(|c| c.concurrency)
+        .ok_or_else(|| Failure::input("the plan has no cell"))?;
+    let mut probe = plan.clone();
+    probe.strategies = vec![cell.strategy];
+    probe.concurrency = vec![cell.concurrency];
+    probe.duration = MEASURE;
+    probe.warmup = WARMUP;
+    probe.reps = 1;
+    probe.pipeline = None;
+    probe.slo = None;
+    probe.stop_on_slo = false;
+    let quiet = Progress::new(1, true, None);
+    let (mut one, mut more) = (Vec::new(), Vec::new());
+    // A signal ends the comparison; the run then stops before its first
+    // cell (exit 130/143).
+    let stopped = || poolbench_engine::interrupt::requested().is_some();
+    'rounds: for _ in 0..ROUNDS {
+        for threads in [many, 1] {
+            if stopped() {
+                break 'rounds;
+            }
+            probe.threads = threads;
+            let run = poolbench_engine::run(&probe, counters, &quiet).map_err(|e| match e {
+                EngineError::Runtime(_) => Failure::runtime(e),
+                _ => Failure::input(e),
+            })?;
+            probe.preflight = false;
+            let rps = run.cells.first().map_or(0.0, |c| c.throughput_rps);
+            match threads == 1 {
+                true => one.push(rps),
+                false => more.push(rps),
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    Ok(GeneratorThreads {
+        threads: poolbench_tune::keep_threads(&one, many, &more),
+        in_flight: cell.concurrency,
+        one_rps: mean(&one),
+        many,
+        many_rps: mean(&more),
+    })
+}
+
+/// The comparison in one line, for stderr before the cells.
+fn describe(g: &GeneratorThreads, cell: &str) -> String {
+    let kept = match g.threads {
+        1 => "one load thread".to_string(),
+        n => format!("{n} load threads"),
+    };
+    format!(
+        "threads: {kept} (compared on {cell}, {ROUNDS} runs of {}s each: 1 thread {:.0} req/s, {} threads {:.0}; more are kept only for 5% more; --threads N sets them)",
+        MEASURE.as_secs(),
+        g.one_rps,
+        g.many,
+        g.many_rps
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use poolbench_targets::TargetSpec;
+    use std::net::SocketAddr;
+
+    fn plan(d: u64) -> Plan {
+        let mut p = Plan::new(TargetSpec::http(SocketAddr::from(([127, 0, 0, 1], 1)), "/"));
+        p.duration = Duration::from_secs(d);
+        p
+    }
+
+    #[test]
+    fn only_closed_loops_of_five_seconds_or_more_on_several_cores_compare() {
+        assert!(compares(&plan(5), 2));
+        assert!(!compares(&plan(4), 2));
+        assert!(!compares(&plan(10), 1));
+        let mut counted = plan(10);
+        counted.requests = Some(1000);
+        assert!(!compares(&counted, 2));
+        let mut setup = plan(10);
+        setup.target_options.setup = Some("CREATE TABLE t (id int)".into());
+        assert!(!compares(&setup, 2));
+        let mut open = plan(10);
+        open.load = LoadModel::Open {
+            rate: 1000.0,
+            arrival: poolbench_model::Arrival::Constant,
+        };
+        assert!(!compares(&open, 2));
+    }
+}
