@@ -27,7 +27,8 @@ const ROUNDS: usize = 2;
 /// Whether `plan` (its threads not asked for) compares thread counts: a
 /// closed loop over a duration of at least [`LEAST_DURATION`] on a
 /// machine of more than one core, without a request count, a ramp, a
-/// shard's schedule or a setup statement (which each run would repeat).
+/// shard's schedule, a think time (a client that pauses is not held back
+/// by its threads) or a setup statement (which each run would repeat).
 pub(crate) fn compares(plan: &Plan, cores: usize) -> bool {
     matches!(plan.load, LoadModel::Closed)
         && cores > 1
@@ -36,6 +37,7 @@ pub(crate) fn compares(plan: &Plan, cores: usize) -> bool {
         && plan.ramp.is_none()
         && plan.shard.is_none()
         && plan.start_at.is_none()
+        && plan.think_time.is_none()
         && plan.target_options.setup.is_none()
 }
 
@@ -150,6 +152,9 @@ mod tests {
         let mut counted = plan(10);
         counted.requests = Some(1000);
         assert!(!compares(&counted, 2));
+        let mut thinking = plan(10);
+        thinking.think_time = Some(Duration::from_millis(100));
+        assert!(!compares(&thinking, 2));
         let mut setup = plan(10);
         setup.target_options.setup = Some("CREATE TABLE t (id int)".into());
         assert!(!compares(&setup, 2));

@@ -90,7 +90,8 @@ fn under_closed(url: &str, proxy: &Proxy, toxic: &str, attributes: Value) -> Fau
         proxy,
         toxic,
         attributes,
-        &["-c", "8", "--timeout", "1s"],
+        // Closed loop at fixed fault times: no thread comparison first.
+        &["-c", "8", "--timeout", "1s", "--threads", "2"],
     )
 }
 
@@ -442,7 +443,8 @@ fn a_listen_queue_that_fills_mid_run_is_a_stall_in_its_window() {
         "queue-fills",
         || server.borrow_mut().say("full"),
         || server.borrow_mut().say("open"),
-        &["-c", "8", "--timeout", "1s"],
+        // Closed loop at fixed fault times: no thread comparison first.
+        &["-c", "8", "--timeout", "1s", "--threads", "2"],
         "1s",
     );
     assert!(f.errors("timeout") >= 8, "{}", f.trail());

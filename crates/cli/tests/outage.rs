@@ -50,6 +50,10 @@ fn start_run(url: String, duration: &'static str) -> std::thread::JoinHandle<Val
             "1s",
             "--connect-timeout",
             "1s",
+            // The outage comes at fixed times from the start: no thread
+            // comparison before the cell (`run_threads`).
+            "--threads",
+            "2",
         ])
     })
 }

@@ -69,6 +69,9 @@ fn prometheus_sees_the_runs_request_total() {
         "8",
         "-d",
         "6s",
+        // Scraped while it runs: no thread comparison before the cell.
+        "--threads",
+        "2",
         "--warmup",
         "500ms",
         "--server-delay",

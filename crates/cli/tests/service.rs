@@ -20,7 +20,18 @@ fn finding_ids(result: &serde_json::Value) -> Vec<String> {
 
 fn load(url: &str, c: &str, duration: &str) -> serde_json::Value {
     run_json(&[
-        "run", url, "-s", "pool:50", "-c", c, "-d", duration, "--warmup", "0s",
+        "run",
+        url,
+        "-s",
+        "pool:50",
+        "-c",
+        c,
+        "-d",
+        duration,
+        "--warmup",
+        "0s",
+        "--threads",
+        "2",
     ])
 }
 
