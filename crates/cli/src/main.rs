@@ -67,6 +67,15 @@ impl Failure {
             code: 1,
         }
     }
+
+    /// The engine's error: its runtime failing is exit 1, anything else
+    /// (bad input, an unreachable target) exit 2.
+    pub(crate) fn of_engine(e: poolbench_engine::EngineError) -> Failure {
+        match e {
+            poolbench_engine::EngineError::Runtime(_) => Failure::runtime(e),
+            _ => Failure::input(e),
+        }
+    }
 }
 
 /// `poolbench report RESULT.json`: a saved result, of `run`, `tune` or

@@ -2,7 +2,7 @@ use crate::args::{ArrivalArg, RunArgs};
 use crate::http_counters::HttpCounters;
 use crate::progress::Progress;
 use crate::Failure;
-use poolbench_engine::{CounterReader, EngineError};
+use poolbench_engine::CounterReader;
 use poolbench_model::{Arrival, LoadModel, Plan, ServerCounters};
 use poolbench_model::{Scheme, StrategySpec};
 use poolbench_server::{Counters, DelaySpec, EmbeddedServer, ServerConfig};
@@ -127,10 +127,7 @@ pub(crate) fn execute_with(
     let progress = Progress::new(plan.cells().len(), a.quiet, live);
     let outcome = poolbench_engine::run(&plan, counters.as_deref(), &progress);
     progress.finish();
-    let mut result = outcome.map_err(|e| match e {
-        EngineError::Runtime(_) => Failure::runtime(e),
-        _ => Failure::input(e),
-    })?;
+    let mut result = outcome.map_err(Failure::of_engine)?;
     poolbench_analysis::analyze(&mut result);
     result.generator_threads = generator_threads;
     if let Some((s, config)) = server {

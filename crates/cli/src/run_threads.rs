@@ -11,8 +11,8 @@
 //! ([`poolbench_tune::keep_threads`], as `tune` decides).
 use crate::progress::Progress;
 use crate::Failure;
-use poolbench_engine::{CounterReader, EngineError};
-use poolbench_model::{GeneratorThreads, LoadModel, Plan};
+use poolbench_engine::CounterReader;
+use poolbench_model::{CellSpec, GeneratorThreads, LoadModel, Plan};
 use std::time::Duration;
 
 /// Cells shorter than this are not worth the comparison's few seconds:
@@ -49,32 +49,27 @@ pub(crate) fn choose(
     quiet: bool,
     counters: Option<&dyn CounterReader>,
 ) -> Result<Option<GeneratorThreads>, Failure> {
-    if !compares(plan, cores) {
+    let largest = plan.cells().into_iter().max_by_key(|c| c.concurrency);
+    let Some(cell) = largest.filter(|_| compares(plan, cores)) else {
         return Ok(None);
-    }
-    let g = compare(plan, plan.threads, counters)?;
+    };
+    let g = compare(plan, cell, plan.threads, counters)?;
     if !quiet {
-        let cell = plan.cells().into_iter().max_by_key(|c| c.concurrency);
-        let label = cell.map(|c| c.label()).unwrap_or_default();
-        eprintln!("{}", describe(&g, &label));
+        eprintln!("{}", describe(&g, &cell.label()));
     }
     plan.threads = g.threads;
     Ok(Some(g))
 }
 
-/// Compare one load thread with `many` on the plan's largest cell; the
+/// Compare one load thread with `many` on `cell` of `plan`; the
 /// comparison, whose `threads` the run then uses. The first run reaches
 /// the target first (exit 2 before any load when it cannot).
 fn compare(
     plan: &Plan,
+    cell: CellSpec,
     many: usize,
     counters: Option<&dyn CounterReader>,
 ) -> Result<GeneratorThreads, Failure> {
-    let cell = plan
-        .cells()
-        .into_iter()
-        .max_by_key(|c| c.concurrency)
-        .ok_or_else(|| Failure::input("the plan has no cell"))?;
     let mut probe = plan.clone();
     probe.strategies = vec![cell.strategy];
     probe.concurrency = vec![cell.concurrency];
@@ -95,10 +90,8 @@ fn compare(
                 break 'rounds;
             }
             probe.threads = threads;
-            let run = poolbench_engine::run(&probe, counters, &quiet).map_err(|e| match e {
-                EngineError::Runtime(_) => Failure::runtime(e),
-                _ => Failure::input(e),
-            })?;
+            let run =
+                poolbench_engine::run(&probe, counters, &quiet).map_err(Failure::of_engine)?;
             probe.preflight = false;
             let rps = run.cells.first().map_or(0.0, |c| c.throughput_rps);
             match threads == 1 {

@@ -4,7 +4,6 @@
 //! server's limit, pipelining, the idle close). Progress goes to stderr,
 //! one line a point.
 use crate::Failure;
-use poolbench_engine::EngineError;
 use poolbench_model::{
     Arrival, LoadModel, Plan, RatePhase, RatePoint, ServerIdle, ServerLimit, TunePhase, TunePoint,
 };
@@ -34,10 +33,7 @@ impl Measure for EngineMeasure {
         // queued inside a frozen service.
         plan.preflight = !self.reached;
         self.reached = true;
-        let mut run = poolbench_engine::run(&plan, None, &self.live).map_err(|e| match e {
-            EngineError::Runtime(_) => Failure::runtime(e),
-            _ => Failure::input(e),
-        })?;
+        let mut run = poolbench_engine::run(&plan, None, &self.live).map_err(Failure::of_engine)?;
         poolbench_analysis::analyze(&mut run);
         let cell = run
             .cells
