@@ -253,6 +253,14 @@ impl<T: Target> Checked<T> {
         }
     }
 
+    /// The clock reading that ended the request on it: our pools stamp the
+    /// connection's return with it (one clock read fewer per request).
+    pub(crate) fn done_at(&mut self, at: Instant) {
+        if let Checked::Ours(l) = self {
+            l.done_at(at);
+        }
+    }
+
     pub(crate) fn take_connect_time(&mut self) -> Option<Duration> {
         match self {
             Checked::Ours(l) => l.take_connect_time(),

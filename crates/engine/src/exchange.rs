@@ -204,6 +204,7 @@ impl<T: Target> Shared<T> {
                 _ = deadline.as_mut() => None,
             };
             let t2 = Instant::now();
+            lease.done_at(t2);
             request += t2 - t1;
             t0 = t2;
             match sent {

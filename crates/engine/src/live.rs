@@ -81,6 +81,10 @@ impl Totals {
         // Auto-resizing histograms of the same precision always merge.
         let _ = self.latency.add(&r.latency);
         let _ = self.checkout.add(&r.checkout);
+        for (latency, checkout) in r.pending_latency_and_checkout() {
+            let _ = self.latency.record(latency);
+            let _ = self.checkout.record(checkout);
+        }
         let _ = self.send_lag.add(&r.send_lag);
     }
 

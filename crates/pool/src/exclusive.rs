@@ -37,7 +37,7 @@ pub(crate) struct Exclusive<C: Connector> {
 
 struct State<T> {
     /// Idle connections, oldest first; checkout takes the newest.
-    idle: VecDeque<Tracked<T>>,
+    idle: VecDeque<Box<Tracked<T>>>,
     /// Permits not leased; a free permit with no idle connection connects.
     free: usize,
     /// Waiting checkouts.
@@ -53,7 +53,7 @@ struct State<T> {
 /// How a checkout starts.
 pub(crate) enum Begin<T> {
     /// A permit, and an idle connection if there was one.
-    Ready(Option<Tracked<T>>),
+    Ready(Option<Box<Tracked<T>>>),
     /// In the queue.
     Wait(oneshot::Receiver<Handoff<T>>),
 }
@@ -168,7 +168,7 @@ impl<C: Connector> Exclusive<C> {
     pub(crate) async fn finish(
         self: &Arc<Self>,
         begin: Begin<C::Conn>,
-    ) -> Result<(Arc<Self>, Tracked<C::Conn>), AcquireError<C::Error>> {
+    ) -> Result<(Arc<Self>, Box<Tracked<C::Conn>>), AcquireError<C::Error>> {
         let mut waited = false;
         let handed = match begin {
             Begin::Ready(conn) => conn,
@@ -211,7 +211,7 @@ impl<C: Connector> Exclusive<C> {
         Ok((self.clone(), conn))
     }
 
-    async fn connect(&self) -> Result<Tracked<C::Conn>, AcquireError<C::Error>> {
+    async fn connect(&self) -> Result<Box<Tracked<C::Conn>>, AcquireError<C::Error>> {
         let started = std::time::Instant::now();
         match self.connector.connect_exclusive().await {
             Ok(conn) => {
@@ -224,7 +224,7 @@ impl<C: Connector> Exclusive<C> {
                     s.holders[i] = current_task();
                 }
                 drop(s);
-                let mut t = Tracked::new(conn, &self.config, holder);
+                let mut t = Tracked::boxed(conn, &self.config, holder);
                 t.fresh = Some(started.elapsed());
                 Ok(t)
             }
@@ -237,7 +237,14 @@ impl<C: Connector> Exclusive<C> {
 
     /// A lease ends (`conn` is `None` when it never got a connection): hand
     /// the connection to the oldest waiter, or keep it idle, or close it.
-    pub(crate) fn checkin(&self, conn: Option<Tracked<C::Conn>>, broken: bool) {
+    /// `done` is the holder's own clock reading at the end of its use, if
+    /// it made one (else the clock is read here).
+    pub(crate) fn checkin(
+        &self,
+        conn: Option<Box<Tracked<C::Conn>>>,
+        broken: bool,
+        done: Option<Instant>,
+    ) {
         let now = self.clock.upper();
         let mut closed = Vec::new();
         let mut conn = match conn {
@@ -268,7 +275,7 @@ impl<C: Connector> Exclusive<C> {
             s.holders[i] = 0;
         }
         if let Some(t) = conn.as_mut() {
-            t.returned = Instant::now();
+            t.returned = done.unwrap_or_else(Instant::now);
         }
         let State {
             waiters, holders, ..
@@ -315,7 +322,7 @@ impl<C: Connector> Exclusive<C> {
     }
 
     /// Close connections (outside the lock) and give back their indexes.
-    fn close_all(&self, closed: Vec<(Tracked<C::Conn>, CloseCause)>) {
+    fn close_all(&self, closed: Vec<(Box<Tracked<C::Conn>>, CloseCause)>) {
         if closed.is_empty() {
             return;
         }
@@ -383,7 +390,7 @@ impl<C: Connector> Exclusive<C> {
 
     /// Close idle connections taken off the list. While they close, the
     /// permits they would free stay taken, so no replacement opens first.
-    fn close_holding_permits(&self, closed: Vec<(Tracked<C::Conn>, CloseCause)>) {
+    fn close_holding_permits(&self, closed: Vec<(Box<Tracked<C::Conn>>, CloseCause)>) {
         let n = closed.len();
         if n == 0 {
             return;
@@ -400,7 +407,7 @@ impl<C: Connector> Exclusive<C> {
         };
         self.close_all(closed);
         for _ in 0..held {
-            self.checkin(None, false);
+            self.checkin(None, false, None);
         }
     }
 
@@ -427,7 +434,7 @@ impl<C: Connector> Exclusive<C> {
             t.fresh = None;
             // The connection goes back through checkin, which frees the permit.
             permit.armed = false;
-            self.checkin(Some(t), false);
+            self.checkin(Some(t), false, None);
             opened += 1;
         }
     }
@@ -455,7 +462,7 @@ const HOME_SCAN: usize = 8;
 /// load threads that each poll their own sockets (PostgreSQL sessions), a
 /// connection then mostly stays with one thread instead of moving its
 /// socket; on one thread this is plain last in, first out.
-fn take_home_first<T>(idle: &mut VecDeque<Tracked<T>>) {
+fn take_home_first<T>(idle: &mut VecDeque<Box<Tracked<T>>>) {
     let me = this_thread();
     let n = idle.len();
     if n < 2 || idle[n - 1].home == me {
@@ -481,7 +488,7 @@ impl<C: Connector> Drop for Waiting<'_, C> {
         if let Some(mut rx) = self.rx.take() {
             rx.close();
             if let Ok(handed) = rx.try_recv() {
-                self.owner.checkin(handed, false);
+                self.owner.checkin(handed, false, None);
             }
         }
     }
@@ -497,7 +504,7 @@ struct Permit<'a, C: Connector> {
 impl<C: Connector> Drop for Permit<'_, C> {
     fn drop(&mut self) {
         if self.armed {
-            self.owner.checkin(None, false);
+            self.owner.checkin(None, false, None);
         }
     }
 }
@@ -506,12 +513,12 @@ impl<C: Connector> Drop for Permit<'_, C> {
 mod tests {
     use super::*;
 
-    fn idle(homes: &[u64]) -> VecDeque<Tracked<usize>> {
+    fn idle(homes: &[u64]) -> VecDeque<Box<Tracked<usize>>> {
         homes
             .iter()
             .enumerate()
             .map(|(i, &home)| {
-                let mut t = Tracked::new(i, &PoolConfig::default(), None);
+                let mut t = Tracked::boxed(i, &PoolConfig::default(), None);
                 t.home = home;
                 t
             })

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use tokio::sync::oneshot;
 
 /// What a waiter is handed: a connection, or only the right to open one.
-pub(crate) type Handoff<T> = Option<Tracked<T>>;
+pub(crate) type Handoff<T> = Option<Box<Tracked<T>>>;
 
 /// How many handoffs may pass over the oldest waiter, each to a younger
 /// one on the giving thread, before it is served whatever thread gives.
@@ -152,7 +152,7 @@ mod tests {
     }
 
     fn conn(n: usize) -> Handoff<usize> {
-        Some(Tracked::new(n, &PoolConfig::default(), None))
+        Some(Tracked::boxed(n, &PoolConfig::default(), None))
     }
 
     /// Which waiters were handed something since last asked, by place.

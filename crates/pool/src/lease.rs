@@ -11,12 +11,14 @@ pub struct Lease<C: Connector> {
     kind: Kind<C>,
     broken: bool,
     abandoned: bool,
+    /// The holder's clock reading at the end of its use ([`Lease::done_at`]).
+    done: Option<std::time::Instant>,
 }
 
 enum Kind<C: Connector> {
     Exclusive {
         owner: Arc<Exclusive<C>>,
-        conn: Option<Tracked<C::Conn>>,
+        conn: Option<Box<Tracked<C::Conn>>>,
     },
     Slot {
         owner: Arc<Slots<C>>,
@@ -25,7 +27,7 @@ enum Kind<C: Connector> {
 }
 
 impl<C: Connector> Lease<C> {
-    pub(crate) fn exclusive(owner: Arc<Exclusive<C>>, conn: Tracked<C::Conn>) -> Self {
+    pub(crate) fn exclusive(owner: Arc<Exclusive<C>>, conn: Box<Tracked<C::Conn>>) -> Self {
         Lease {
             kind: Kind::Exclusive {
                 owner,
@@ -33,6 +35,7 @@ impl<C: Connector> Lease<C> {
             },
             broken: false,
             abandoned: false,
+            done: None,
         }
     }
 
@@ -41,6 +44,7 @@ impl<C: Connector> Lease<C> {
             kind: Kind::Slot { owner, held },
             broken: false,
             abandoned: false,
+            done: None,
         }
     }
 
@@ -55,6 +59,13 @@ impl<C: Connector> Lease<C> {
     pub fn mark_abandoned(&mut self) {
         self.broken = true;
         self.abandoned = true;
+    }
+
+    /// The holder's clock reading as it finished with the connection: the
+    /// pool stamps the connection's return with it instead of reading the
+    /// clock again (a clock read saved on every checkout).
+    pub fn done_at(&mut self, at: std::time::Instant) {
+        self.done = Some(at);
     }
 
     /// How long opening the connection took, if this checkout opened it
@@ -119,7 +130,7 @@ impl<C: Connector> Drop for Lease<C> {
                 if self.abandoned {
                     owner.metrics.abandoned();
                 }
-                owner.checkin(conn.take(), self.broken)
+                owner.checkin(conn.take(), self.broken, self.done)
             }
             Kind::Slot { owner, held } => {
                 if self.abandoned {

@@ -54,6 +54,13 @@ impl<T> Tracked<T> {
         }
     }
 
+    /// On the heap: an exclusive pool moves its connections between the
+    /// idle list, the waiters and the leases on every checkout, a pointer's
+    /// move where the connection may be hundreds of bytes.
+    pub(crate) fn boxed(conn: T, config: &PoolConfig, holder: Option<usize>) -> Box<Self> {
+        Box::new(Tracked::new(conn, config, holder))
+    }
+
     pub(crate) fn expired(&self, now: Instant) -> bool {
         self.expires.is_some_and(|e| now >= e)
     }
