@@ -58,7 +58,8 @@ print_machine
 echo "poolbench: $("$bin" --version)"
 missed=0
 
-# One run of work `$1` with threads `$2` (default or a count): its req/s.
+# One run of work `$1` with threads `$2` (default or a count): its req/s
+# and the threads the default's comparison kept ("-" for a fixed count).
 one() {
     local threads=()
     [ "$2" = default ] || threads=(--threads "$2")
@@ -71,7 +72,7 @@ one() {
     pg) "$bin" run "$pg_url" --query-mode prepared -s pool:10 -c 10 --warmup 1s "${common[@]}" ;;
     mysql) "$bin" run "$mysql_url" -s pool:10 -c 10 --warmup 1s --query 'SELECT id,name FROM threads_t WHERE id=?' --param 4242 "${common[@]}" ;;
     redis) "$bin" run "$redis_url" -s pool:50 -c 50 --warmup 1s "${common[@]}" ;;
-    esac | python3 -c 'import json,sys; c=json.load(sys.stdin)["cells"][0]; assert c["errors"]["total"]==0, c["errors"]; print(c["throughput_rps"])'
+    esac | python3 -c 'import json,sys; r=json.load(sys.stdin); c=r["cells"][0]; assert c["errors"]["total"]==0, c["errors"]; g=r.get("generator_threads"); print(c["throughput_rps"], g["threads"] if g else "-")'
 }
 
 need_services=
@@ -114,9 +115,11 @@ for w in "${works[@]}"; do
         line="round $i:"
         for k in 0 1 2; do
             s=${settings[$(((i - 1 + k) % 3))]}
-            r=$(one "$w" "$s")
+            out=$(one "$w" "$s")
+            read -r r kept <<<"$out"
             rps[$s]="${rps[$s]:-} $r"
             line="$line  $s $(printf '%8.0f' "$r")"
+            [ "$kept" = - ] || line="$line (kept $kept)"
         done
         echo "$w $line"
     done
