@@ -26,7 +26,10 @@
 # met the goal: CPU per request <= GOAL (0.7) x the peer's at a throughput
 # >= FLOOR (0.95) x the peer's. Exits 1 when a protocol met it in fewer
 # than a majority of its rounds (2 of 3). POOLBENCH_BIN=PATH measures that
-# binary instead of building the release one.
+# binary instead of building the release one. CPU=user counts user-space
+# CPU only (the client's own code, the kernel's network path left out).
+# poolbench runs with --threads 2, as its peers (-t2, -j 2): the default
+# would first compare thread counts, CPU spent on requests not counted.
 set -euo pipefail
 rounds=${1:-3}
 duration=${2:-10s}
@@ -64,7 +67,7 @@ peer_http1() {
     cpu_run peer wrk -t2 -c100 -d"${seconds}s" "$target"
     awk '/ requests in / {n=$1} /^Requests\/sec/ {r=$2} END {print n, r}' "$bench_tmp/peer.out"
 }
-pb_http1() { cpu_run pb "$bin" run "$target" -s pool:100 -c 100 -d "${seconds}s" --quiet --format json && poolbench_counts pb; }
+pb_http1() { cpu_run pb "$bin" run "$target" -s pool:100 -c 100 -d "${seconds}s" --threads 2 --quiet --format json && poolbench_counts pb; }
 
 setup_h2c() { start_nginx http2; target=$nginx_addr; echo "h2c server: $(nginx -v 2>&1) at $target (h2c, one worker, 13-byte body); $(h2load --version 2>&1 | head -1)"; }
 peer_h2c() {
@@ -72,7 +75,7 @@ peer_h2c() {
     sed -n -e 's/^requests: .* \([0-9][0-9]*\) done, .*/\1/p' -e 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$bench_tmp/peer.out" |
         paste -sd' ' | awk '{print $2, $1}'
 }
-pb_h2c() { cpu_run pb "$bin" run "h2c://$target/" -s round-robin:10 -c 100 -d "${seconds}s" --quiet --format json && poolbench_counts pb; }
+pb_h2c() { cpu_run pb "$bin" run "h2c://$target/" -s round-robin:10 -c 100 -d "${seconds}s" --threads 2 --quiet --format json && poolbench_counts pb; }
 
 setup_grpc() { start_go_greeter; target=$go_greeter_addr; echo "grpc server: grpc-go's helloworld greeter_server ($go_greeter_version) at $target; ghz $(ghz --version 2>&1 | head -1)"; }
 peer_grpc() {
@@ -81,7 +84,7 @@ peer_grpc() {
         --connections 10 -c 100 -z "${seconds}s" --format json "$target"
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["count"], r["rps"])' "$bench_tmp/peer.out"
 }
-pb_grpc() { cpu_run pb "$bin" run "grpc://$target/" -s round-robin:10 -c 100 -d "${seconds}s" --quiet --format json && poolbench_counts pb; }
+pb_grpc() { cpu_run pb "$bin" run "grpc://$target/" -s round-robin:10 -c 100 -d "${seconds}s" --threads 2 --quiet --format json && poolbench_counts pb; }
 
 setup_pg() {
     cpu_services_start pg
@@ -93,7 +96,7 @@ peer_pg() {
     cpu_run peer pgbench -n -M prepared -c 10 -j 2 -T "$seconds" -f "$bench_tmp/select1.sql" "$target"
     awk '/^number of transactions actually processed:/ {n=$NF} /^tps = / && !r {r=$3} END {print n, r}' "$bench_tmp/peer.out"
 }
-pb_pg() { cpu_run pb "$bin" run "$target" --query-mode prepared -s pool:10 -c 10 -d "${seconds}s" --quiet --format json && poolbench_counts pb; }
+pb_pg() { cpu_run pb "$bin" run "$target" --query-mode prepared -s pool:10 -c 10 -d "${seconds}s" --threads 2 --quiet --format json && poolbench_counts pb; }
 
 setup_redis() {
     cpu_services_start redis

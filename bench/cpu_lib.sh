@@ -15,9 +15,9 @@ cpu_run() {
     }
 }
 
-# User + system seconds of the last cpu_run NAME.
+# User + system seconds of the last cpu_run NAME (CPU=user: user only).
 cpu_seconds() {
-    awk '{printf "%.6f\n", $1 + $2}' "$bench_tmp/$1.cpu"
+    awk -v only="${CPU:-all}" '{printf "%.6f\n", only == "user" ? $1 : $1 + $2}' "$bench_tmp/$1.cpu"
 }
 
 # Completed requests (measured, warm-up and after the window) and
