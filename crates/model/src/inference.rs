@@ -96,7 +96,9 @@ impl InferenceId {
             InferenceId::PickNearLine => {
                 "Several pool sizes read within 2% of the line (95% of the reference's \
                  throughput) within their rounds' noise: the smallest pool within 5% is not \
-                 sharply placed, and another run may pick a neighbour of this one."
+                 sharply placed, and another run may pick a neighbour of this one. Also said \
+                 when no size was confirmed and the largest size that read near the line or \
+                 above it is answered rather than the reference."
             }
             InferenceId::PoolBound => {
                 "At some points the pool, not the service, set the throughput: fewer \
@@ -105,8 +107,8 @@ impl InferenceId {
             }
             InferenceId::ReferenceAnswer => {
                 "The reference (the client's load, below any cliff) is the answer: no smaller \
-                 pool compared with it read within 5% of its throughput, or none was \
-                 confirmed within the search's time budget (`--budget`)."
+                 pool compared with it read within 5% of its throughput, or within 2% of that \
+                 line (a size that did, unconfirmed, is answered instead: `pick-near-line`)."
             }
             InferenceId::Retrograde => {
                 "Throughput fell, without errors, below 90% of the peak at more in flight \

@@ -152,6 +152,8 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
             let failed = failed_sizes(&result.points, family, slo.as_ref(), stall_s);
             let near = near_line::note(&result.comparisons, p, family, &failed);
             result.inferences.extend(near);
+            let unconfirmed = near_line::unconfirmed(&result.comparisons, p, family, &failed);
+            result.inferences.extend(unconfirmed);
             (Some(r), None)
         }
         Some(Err(why)) => (None, Some(format!("no pool is recommended: {why}"))),
@@ -203,7 +205,9 @@ fn paired_pick<'a>(
     stall_s: f64,
 ) -> Result<(&'a TunePoint, Vec<usize>), String> {
     let failed = failed_sizes(points, family, slo, stall_s);
-    let Some(pick) = pool_search::confirmed_pick(compared, &failed) else {
+    let reference = compared.last().map(|c| c.reference);
+    let pick = pool_search::confirmed_pick(compared, &failed);
+    let Some(pick) = pick.filter(|v| Some(v.pool_size) != reference) else {
         return reference_pick(points, compared, family, &failed);
     };
     let point = points
@@ -233,10 +237,16 @@ pub(crate) fn failed_sizes(
 }
 
 /// No smaller size was confirmed (the confirmation rejected them, or the
-/// budget ran out before one was): the reference, as many connections as
-/// requests in flight, measured in every round and healthy in each, is
-/// the answer that is known to carry the load. Not when it broke the
-/// bounds itself.
+/// budget ran out before one was; the reference may have been). The largest smaller size whose rounds,
+/// at least [`pool_search::FIRST_ROUNDS`] and all told, read within 2% of
+/// the 5% line or above it ([`near_enough`]), and larger than any size the
+/// confirmation rejected, is the answer: on a plateau
+/// reached gradually (nginx on two shared cores) sizes from 8 to 12 read
+/// 0.94–0.95× of pool:64, the budget ran out before one was confirmed, and
+/// answering 64 provisioned five times what the service used. Else the
+/// reference, as many connections as requests in flight, measured in every
+/// round and healthy in each: the answer known to carry the load. Not
+/// when it broke the bounds itself.
 fn reference_pick<'a>(
     points: &'a [TunePoint],
     compared: &[&TuneComparison],
@@ -245,16 +255,51 @@ fn reference_pick<'a>(
 ) -> Result<(&'a TunePoint, Vec<usize>), String> {
     let none = || "the confirmation rejected every size it measured".to_string();
     let reference = compared.last().map(|c| c.reference).ok_or_else(none)?;
+    let measured = |n: usize| {
+        points
+            .iter()
+            .rev()
+            .filter(|p| family_of(&p.strategy) == family && p.pool_size == n)
+            .find(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+    };
+    let verdicts = pool_search::verdicts(compared, failed);
+    // A size the confirmation rejected: no smaller one is answered
+    // unconfirmed (a size that read well once, below one that failed its
+    // confirmation, read well by chance).
+    let confirmed: Vec<usize> = compared
+        .iter()
+        .filter(|c| c.phase == TunePhase::Confirm && c.pool_size < reference)
+        .map(|c| c.pool_size)
+        .collect();
+    let rejected = verdicts
+        .iter()
+        .filter(|v| confirmed.contains(&v.pool_size) && !v.good)
+        .map(|v| v.pool_size)
+        .max()
+        .unwrap_or(0);
+    let near = verdicts
+        .into_iter()
+        .filter(|v| v.pool_size < reference && v.pool_size > rejected)
+        .filter(|v| !failed.contains(&v.pool_size))
+        .filter(near_enough)
+        .filter_map(|v| measured(v.pool_size))
+        .max_by_key(|p| p.pool_size);
+    if let Some(p) = near {
+        return Ok((p, Vec::new()));
+    }
     if failed.contains(&reference) {
         return Err(none());
     }
-    points
-        .iter()
-        .rev()
-        .filter(|p| family_of(&p.strategy) == family && p.pool_size == reference)
-        .find(|p| matches!(p.phase, TunePhase::Pool | TunePhase::Confirm))
+    measured(reference)
         .map(|p| (p, Vec::new()))
         .ok_or_else(none)
+}
+
+/// A size not confirmed that may still be answered: its rounds, at least
+/// [`pool_search::FIRST_ROUNDS`], read above the 5% line or within 2% of it
+/// ([`pool_search::near_line`]).
+fn near_enough(v: &Verdict) -> bool {
+    v.rounds >= pool_search::FIRST_ROUNDS && (v.good || pool_search::near_line(v))
 }
 
 /// Said when the answer is the reference though smaller sizes were

@@ -5,7 +5,7 @@
 //! noise of the line, and another run may pick a neighbour. The note names
 //! those sizes, so that two runs' answers are read as one.
 use super::pool_search::{self, Verdict};
-use poolbench_model::{Inference, InferenceId, TuneComparison, TunePoint};
+use poolbench_model::{Inference, InferenceId, TuneComparison, TunePhase, TunePoint};
 
 /// The sizes compared with the pick's reference that read near the line,
 /// where there are others than the pick (`family`: the pick's; `failed`:
@@ -50,6 +50,44 @@ pub(super) fn note(
             "{} against {family}:{reference} (the line 0.950×; within 2% of it, 0.931× to 0.969×); picked {}",
             each.join(", "),
             pick.pool_size
+        ),
+    })
+}
+
+/// Said when the pick was not confirmed: no smaller size was, and the
+/// pick, the largest whose rounds read near the line or above it, is
+/// answered rather than the reference (`lib.rs`, `reference_pick`).
+pub(super) fn unconfirmed(
+    comparisons: &[TuneComparison],
+    pick: &TunePoint,
+    family: &str,
+    failed: &[usize],
+) -> Option<Inference> {
+    if pick.phase == TunePhase::Confirm {
+        return None;
+    }
+    let reference = comparisons
+        .iter()
+        .rev()
+        .find(|c| c.family == family)?
+        .reference;
+    let compared: Vec<&TuneComparison> = comparisons
+        .iter()
+        .filter(|c| c.family == family && c.reference == reference)
+        .collect();
+    let v = pool_search::verdicts(&compared, failed)
+        .into_iter()
+        .find(|v| v.pool_size == pick.pool_size && pick.pool_size < reference)?;
+    Some(Inference {
+        id: InferenceId::PickNearLine,
+        text: format!(
+            "pool:{n} is answered unconfirmed: no smaller pool was confirmed within 5% of {family}:{reference} (the budget ran out, or the confirmation read them lower), and pool:{n} is the largest whose rounds read within 2% of the line or above it; {reference} connections carry the load too, at up to {extra} more",
+            n = pick.pool_size,
+            extra = reference - pick.pool_size,
+        ),
+        evidence: format!(
+            "pool:{} {:.3}× of {family}:{reference} over {} rounds (the line 0.950×; within 2% of it from 0.931×)",
+            v.pool_size, v.ratio, v.rounds
         ),
     })
 }
