@@ -94,6 +94,8 @@
 #                       grpc-slow's too, when set)
 #   TA_BUDGET=2m        tune's --budget (the time bound stays 120 s + 10 s,
 #                       fastapi's 250 s)
+#   TA_C=100            every service's client load instead of its own (the
+#                       grid's largest size and tune's -c)
 #   TA_SKIP_TUNE=1      the grid only (every bound NOT RUN)
 #   TA_OUT=DIR          keep the JSON of grid and tune there (default: a temp dir,
 #                       removed at exit)
@@ -120,6 +122,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "--runs must be a whole number >= 1, not '$runs'" >&2; exit 2; }
+[[ -z ${TA_C:-} || ${TA_C} =~ ^[1-9][0-9]*$ ]] || { echo "TA_C must be a whole number >= 1, not '$TA_C'" >&2; exit 2; }
 [ ${#wanted[@]} -gt 0 ] || wanted=("${all[@]}")
 
 for s in "${wanted[@]}"; do
@@ -535,6 +538,8 @@ for s in "${wanted[@]}"; do
     pg-cpu) start_pg_cpu || started=$? ;;
     grpc-streams) start_grpc_streams || started=$? ;;
     esac
+    # TA_C: every service's client load (the grid's largest size, tune's -c).
+    if [ -n "${TA_C:-}" ]; then c=$TA_C; fi
     if [ "$started" -ne 0 ]; then
         echo "== $s: could not be started; skipped" >&2
         failed_start+=("$s")
