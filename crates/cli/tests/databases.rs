@@ -277,8 +277,12 @@ fn a_query_with_setup_and_redis_errors_are_counted_by_kind() {
         "shared",
         "-c",
         "2",
+        // By count: a 300 ms cell once ended before the login did (a busy
+        // machine), and answered nothing; -d only guards against a hang.
+        "-n",
+        "8",
         "-d",
-        "300ms",
+        "20s",
         "--warmup",
         "0s",
     ]);
@@ -299,8 +303,10 @@ fn a_query_with_setup_and_redis_errors_are_counted_by_kind() {
         "pool:2",
         "-c",
         "2",
+        "-n",
+        "8",
         "-d",
-        "300ms",
+        "20s",
         "--warmup",
         "0s",
     ]);
