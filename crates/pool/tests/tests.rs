@@ -7,6 +7,7 @@ mod expiry;
 mod fifo;
 mod multiplex;
 mod nested;
+mod returned;
 mod strategies;
 mod stress;
 mod timeout;
