@@ -29,7 +29,8 @@ server_pid=
 # bench/history/NAME.jsonl (the same, with the figures the script gave
 # `figure`, and its output); bench/history.py then writes the views
 # (bench/history/README.md, the latest of each bench; bench/history/all.md,
-# every run). bench/log/RESULTS.md is the hand-kept archive of
+# every run), and scripts/figures.py the figures README.md and
+# docs/figures.md quote. bench/log/RESULTS.md is the hand-kept archive of
 # the runs before the history, no longer appended.
 bench_name=$(basename "$0" .sh)
 bench_cmd="bench/$bench_name.sh$([ $# = 0 ] || printf ' %q' "$@")"
@@ -68,6 +69,8 @@ bench_keep() {
     } >"bench/results/$bench_name.md"
     python3 bench/history.py append "$bench_name" "$bench_cmd" "$date" "$commit" "$machine" \
         "$bench_tmp/figures" "$bench_tmp/output" && python3 bench/history.py render
+    # README.md and docs/figures.md quote bench/results (a docs test checks it).
+    python3 scripts/figures.py
 }
 bench_cleanup() {
     # The servers first: one that inherited our stdout holds tee's pipe.
