@@ -60,8 +60,8 @@ pub(crate) struct Service {
     /// service's cores). `None`: the generator is never in the way.
     pub(crate) generator: Option<(f64, f64)>,
     /// From this many in flight, one load thread carries this share of
-    /// what one per core carries, at a fifth of a core per thread (it
-    /// falls behind without being busy). Needs `generator`.
+    /// what one per core carries, at a fifth of a core per thread at
+    /// least (it falls behind without being busy). Needs `generator`.
     pub(crate) lag: Option<(usize, f64)>,
     /// The machine this much faster for the reference's runs (as many
     /// connections as requests in flight) that start in this window
@@ -189,7 +189,7 @@ impl Measure for Sim {
             c.generator_cpu = Some(c.throughput_rps / one_cap / 2.0);
         }
         if s.lag.is_some() {
-            c.generator_cpu = Some(0.2);
+            c.generator_cpu = Some(c.generator_cpu.unwrap_or(0.0).max(0.2));
         }
         if let Some(limit) = s.streams {
             c.pool.streams_allowed = vec![limit as u64; connections];

@@ -1,7 +1,8 @@
 //! The load threads the search chooses (searcher/threads.rs), on
 //! simulated services whose generator has 2 cores: one thread kept when a
 //! second takes the service's cores, one per core when one thread holds
-//! the load back; never chosen at one or two requests in flight.
+//! the load back, at a low level or only at the client's load; never
+//! chosen at one or two requests in flight.
 use crate::tune_loop::{trail, tune_seeded, Service};
 use poolbench_model::{GeneratorThreads, TunePhase, TuneResult};
 use std::time::Duration;
@@ -96,4 +97,30 @@ fn one_thread_that_lags_at_the_clients_load_gives_way_without_being_busy() {
     assert_eq!((g.threads, g.in_flight), (2, 64), "{g:?}\n{}", trail(&r));
     let x = r.recommendation.as_ref().expect("a pool").throughput_rps;
     assert!(x > 0.9 * 12_800.0, "{x}\n{}", trail(&r));
+}
+
+#[test]
+fn one_thread_kept_at_a_low_level_is_compared_again_at_the_clients_load() {
+    // nginx at c=100 on 2 cores: 150,000 req/s from 8 at once. One thread
+    // keeps up at 8 in flight (busy there, so compared and kept), and
+    // from 32 carries 0.7x what two do.
+    let service = Service {
+        noise: 0.02,
+        generator: Some((200_000.0, 1.0)),
+        lag: Some((32, 0.7)),
+        ..Service::new(8, 0.053)
+    };
+    let r = search(service);
+    let g = compared(&r);
+    assert_eq!((g.threads, g.in_flight), (2, 64), "{g:?}\n{}", trail(&r));
+    // Compared at 8 first: the levels above it were measured again with
+    // two threads, so no level reads one thread's lag.
+    let lagging = r
+        .points
+        .iter()
+        .filter(|p| p.phase == TunePhase::Capacity && p.in_flight >= 32)
+        .filter(|p| p.throughput_rps < 0.85 * 150_000.0)
+        .count();
+    assert_eq!(lagging, 0, "{}", trail(&r));
+    carried_the_service(&r);
 }

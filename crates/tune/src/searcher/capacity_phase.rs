@@ -40,8 +40,8 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 RUNS,
             )?;
             if self.choose_threads(&point, level >= limits.want)? {
-                // One thread held the load back: the level again, with more.
-                self.result.points.pop();
+                // One thread held the load back: the level (and the levels
+                // above an earlier comparison) again, with more.
                 let slo = self.setup.slo.clone();
                 self.result.capacity = capacity(&self.result.points, slo.as_ref(), false);
                 continue;
