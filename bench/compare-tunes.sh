@@ -95,4 +95,4 @@ grep '^figure' "$bench_tmp/checks" | while IFS=$'\t' read -r _ name value unit; 
 missed=$(grep -c '^NOT MET' "$bench_tmp/checks" || true)
 checks=$(grep -cE '^(met|NOT MET)' "$bench_tmp/checks")
 echo "$((checks - missed)) of $checks checks met"
-[ "$missed" = 0 ]
+bench_verdict "$([ "$missed" = 0 ] && echo 0 || echo 1)"

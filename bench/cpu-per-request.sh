@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # setup_*, peer_* and pb_* are called by name ("setup_$p")
 # CPU per completed request: poolbench against each protocol's peer on the
 # same server and the same work, interleaved.
 #
@@ -129,4 +130,6 @@ for p in "${protocols[@]}"; do
     cpu_services_stop
 done
 echo "load:    $(uptime | sed 's/.*load average/load average/')"
-cpu_summary "$goal" "$floor"
+verdict=0
+cpu_summary "$goal" "$floor" || verdict=1
+bench_verdict "$verdict"

@@ -23,8 +23,9 @@ print_machine() {
 # KIND listener (http, tls, grpc); sets $addr. Stopped by PID at exit.
 bench_tmp=$(mktemp -d)
 server_pid=
-# What the script prints is also kept as its latest result: on a clean
-# exit (status 0) it is written to bench/results/NAME.md with the command,
+# What the script prints is also kept as its latest result: on exit 0, or
+# on exit 1 through bench_verdict (it ran to its end and a goal it checks
+# was not met: a run that missed is kept as one that met is), it is written to bench/results/NAME.md with the command,
 # the date, the machine and the commit, and one row is appended to
 # bench/history/NAME.jsonl (the same, with the figures the script gave
 # `figure`, and its output); bench/history.py then writes the views
@@ -45,8 +46,16 @@ figure() {
     printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$bench_tmp/figures"
 }
 
+# The script's end: exit 0 when its goals were met, 1 when one was not
+# (kept all the same). Any other exit 1 is a failure, and keeps nothing.
+bench_missed=
+bench_verdict() {
+    [ "$1" = 0 ] || bench_missed=1
+    exit "$1"
+}
+
 bench_keep() {
-    [ "$bench_rc" = 0 ] || return 0
+    [ "$bench_rc" = 0 ] || { [ "$bench_rc" = 1 ] && [ -n "$bench_missed" ]; } || return 0
     # Let tee write its last line before the output is read.
     exec >/dev/null
     wait "$bench_tee" 2>/dev/null || true

@@ -48,4 +48,4 @@ verdict=MET
 [ "$failed" = 0 ] || verdict="NOT MET"
 echo "$((${#names[@]} - failed)) of ${#names[@]} scenarios met every expectation: $verdict"
 figure "scenarios meeting every expectation" "$((${#names[@]} - failed))" "of ${#names[@]}"
-[ "$failed" = 0 ]
+bench_verdict "$([ "$failed" = 0 ] && echo 0 || echo 1)"

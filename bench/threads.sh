@@ -138,4 +138,4 @@ PY
 done
 met=$(grep -c ': MET$' "$bench_tmp/verdicts" || true)
 echo "$met of ${#works[@]} met"
-exit "$missed"
+bench_verdict "$missed"
