@@ -97,7 +97,8 @@ start_serve() {
     server_pid=$!
     for _ in $(seq 100); do grep -q "^$kind " "$bench_tmp/serve.out" 2>/dev/null && break; sleep 0.05; done
     addr=$(sed -n "s/^$kind \([^ ]*\)$/\1/p" "$bench_tmp/serve.out" | head -n 1)
-    [ -n "$addr" ] || { echo "server did not start" >&2; exit 1; }
+    # No server: exit 2, nothing measured.
+    [ -n "$addr" ] || { echo "server did not start" >&2; exit 2; }
 }
 
 # Medians, ratio of medians and the median of per-round ratios:
@@ -183,7 +184,7 @@ CONF
     [ -n "$listen_opts" ] && probe+=(--http2-prior-knowledge)
     for _ in $(seq 100); do "${probe[@]}" "http://$nginx_addr/" >/dev/null 2>&1 && return; sleep 0.05; done
     echo "nginx did not start" >&2
-    exit 1
+    exit 2
 }
 
 # Build grpc-go's own example server (google.golang.org/grpc/examples,
@@ -213,5 +214,5 @@ start_go_greeter() {
         sleep 0.05
     done
     echo "the Go greeter did not start" >&2
-    exit 1
+    exit 2
 }
