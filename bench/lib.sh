@@ -25,10 +25,11 @@ bench_tmp=$(mktemp -d)
 server_pid=
 # What the script prints is also kept as its latest result: on exit 0, or
 # on exit 1 through bench_verdict (it ran to its end and a goal it checks
-# was not met: a run that missed is kept as one that met is), it is written to bench/results/NAME.md with the command,
-# the date, the machine and the commit, and one row is appended to
-# bench/history/NAME.jsonl (the same, with the figures the script gave
-# `figure`, and its output); bench/history.py then writes the views
+# was not met: a run that missed is kept as one that met is), it is
+# written to bench/results/NAME.md with the command, the date, the machine
+# and the commit, and one row is appended to bench/history/NAME.jsonl
+# (the same, with the figures the script gave `figure`, and its output);
+# bench/history.py then writes the views
 # (bench/history/README.md, the latest of each bench; bench/history/all.md,
 # every run), and scripts/figures.py the figures README.md and
 # docs/figures.md quote. bench/log/RESULTS.md is the hand-kept archive of

@@ -2,7 +2,8 @@
 //! carried nothing, never one far below what the service did without
 //! saying why; a pick at a load above the cliff is a cap, and a client
 //! whose workers set the throughput is told so (the closed-loop ceiling).
-use super::capacity::capacity_points;
+use super::capacity::{capacity_points, stall_threshold};
+use super::point::failure;
 use super::search::close_enough;
 use poolbench_analysis::findings::closed_loop_ceiling::at_ceiling;
 use poolbench_model::{
@@ -32,13 +33,16 @@ pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
         .into_iter()
         .rfind(|q| q.in_flight <= load)
         .is_some_and(|q| q.throughput_rps <= 1.25 * p.throughput_rps);
-    // The same pool at the same load carried it in another run: this
-    // run's low figure is the machine's (a busy neighbour), not the pool's.
+    // The same pool at the same load carried it in another run that did
+    // not fail: this run's low figure is the machine's (a busy
+    // neighbour), not the pool's.
+    let stall_s = stall_threshold(cap.service_time_us);
     let carried_before = result.points.iter().any(|q| {
         q.phase != TunePhase::Capacity
             && q.strategy == p.strategy
             && q.in_flight == p.in_flight
             && q.throughput_rps >= HALF * cap.max_rps
+            && failure(q, result.slo.as_ref(), stall_s).is_none()
     });
     match alike || carried_before {
         true => Ok(()),
@@ -187,6 +191,14 @@ mod tests {
     fn a_pick_that_carried_the_load_in_another_run_is_not_refused_for_one_low_run() {
         let (r, pick) = searched(71_166.0);
         assert_eq!(vet(&r, &pick), Ok(()));
+    }
+
+    #[test]
+    fn a_run_that_carried_the_load_with_errors_explains_nothing() {
+        let (mut r, pick) = searched(71_166.0);
+        r.points[3].errors = 30_000;
+        r.points[3].error_rate = 0.2;
+        assert!(vet(&r, &pick).is_err());
     }
 
     #[test]
