@@ -48,7 +48,9 @@ pub trait Events {
 pub struct NoEvents;
 impl Events for NoEvents {}
 
-/// Longest the first connect may take before the target counts as down.
+/// Least time the first connect is given before the target counts as
+/// down (more when `--connect-timeout` gives more: a login through a slow
+/// proxy on a busy machine took 3.5 s).
 const PREFLIGHT: Duration = Duration::from_millis(1500);
 
 /// Run every cell of `plan` and return what was measured.
@@ -189,7 +191,10 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
             reason: e.message,
         })?;
     if plan.preflight {
-        runtime.block_on(preflight(&target)).map_err(unreachable)?;
+        let limit = PREFLIGHT.max(plan.connect_timeout);
+        runtime
+            .block_on(preflight(&target, limit))
+            .map_err(unreachable)?;
     }
     let pipeline = match plan.pipeline {
         Some(depth) => Some(
@@ -223,19 +228,19 @@ fn prepare(plan: &Plan) -> Result<Ready, EngineError> {
     })
 }
 
-/// The first connect, within [`PREFLIGHT`], and one request on it. The
+/// The first connect, within `limit`, and one request on it. The
 /// connection is the exclusive kind (a PostgreSQL session checks the query
 /// as the unnamed statement, which a transaction-pooling proxy allows).
-async fn preflight(target: &AnyTarget) -> Result<(), String> {
-    match tokio::time::timeout(PREFLIGHT, target.connect_exclusive()).await {
+async fn preflight(target: &AnyTarget, limit: Duration) -> Result<(), String> {
+    match tokio::time::timeout(limit, target.connect_exclusive()).await {
         Ok(Ok(mut conn)) => {
             // One request, so the server has surely accepted this
             // connection before the first cell resets its counters.
-            let _ = tokio::time::timeout(PREFLIGHT, target.send(&mut conn)).await;
+            let _ = tokio::time::timeout(limit, target.send(&mut conn)).await;
             Ok(())
         }
         Ok(Err(e)) => Err(e.message),
-        Err(_) => Err(format!("connect timed out after {PREFLIGHT:?}")),
+        Err(_) => Err(format!("connect timed out after {limit:?}")),
     }
 }
 
