@@ -73,9 +73,9 @@ PY
 # (CPU ratio <= GOAL with throughput >= FLOOR x the peer's), and the verdict;
 # exits 1 when a protocol met it in fewer than a majority of its rounds.
 cpu_summary() {
-    python3 - "$bench_tmp/rounds" "$1" "$2" <<'PY'
+    python3 - "$bench_tmp/rounds" "$1" "$2" "$bench_tmp/figures" <<'PY'
 import re, statistics, sys
-path, goal, floor = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+path, goal, floor, figures = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 rounds = {}
 for line in open(path):
     m = re.match(r"(\S+) round \d+: (\S+) .* cpu ([0-9.]+)x  throughput ([0-9.]+)x", line)
@@ -86,7 +86,10 @@ for (proto, peer), rs in rounds.items():
     ok = met * 2 > len(rs)
     print(f"{proto:6} vs {peer:16} median cpu/req poolbench/{peer} {statistics.median(c for c, _ in rs):.2f}x  "
           f"median throughput {statistics.median(t for _, t in rs):.2f}x  "
-          f"rounds <= {goal}x: {met} of {len(rs)}  {'MET' if ok else 'NOT MET'}")
+          f"rounds <= {goal}x: {met} of {len(rs)}: {'MET' if ok else 'NOT MET'}")
+    with open(figures, "a") as f:
+        f.write(f"{proto} cpu per request vs {peer}\t{statistics.median(c for c, _ in rs):.3f}\tx\n")
+        f.write(f"{proto} throughput vs {peer}\t{statistics.median(t for _, t in rs):.3f}\tx\n")
     if not ok:
         failed.append(proto)
 sys.exit(1 if failed else 0)
