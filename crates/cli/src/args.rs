@@ -397,8 +397,8 @@ pub(crate) struct RunArgs {
 
     /// Load-generator threads. [default: a closed loop of 5 s or more
     /// compares one thread with one per core on its largest cell first (2
-    /// runs of 1 s each, about 6 s before the first cell) and keeps more
-    /// only for 5% more throughput, said on stderr and in the result's
+    /// runs of 1 s each, about 6 s before the first cell) and keeps the
+    /// count that carried more, said on stderr and in the result's
     /// `generator_threads`; else the number of cores] With postgres://
     /// (or redis:// over plain TCP) and a strategy that leases connections
     /// exclusively, closed-loop
