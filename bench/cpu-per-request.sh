@@ -116,7 +116,8 @@ peer_name() { case $1 in http1) echo wrk ;; h2c) echo h2load ;; grpc) echo ghz ;
 
 print_machine
 echo "load:    $(uptime | sed 's/.*load average/load average/')"
-echo "command: bench/cpu-per-request.sh $rounds ${seconds}s ${protocols[*]}"
+echo "command: CPU=${CPU:-all} GOAL=$goal FLOOR=$floor bench/cpu-per-request.sh $rounds ${seconds}s ${protocols[*]}"
+case ${CPU:-all} in user) echo "cpu:     user space only (CPU=user)" ;; *) echo "cpu:     user + system (CPU=user counts user space only)" ;; esac
 for p in "${protocols[@]}"; do
     "setup_$p"
     for i in $(seq "$rounds"); do
