@@ -20,6 +20,7 @@ pub enum InferenceId {
     Retrograde,
     ServesAtOnce,
     SloCrossing,
+    SlowConfirmation,
     StreamsPerConnection,
     /// An id this version does not draw, read from a result another
     /// version wrote: kept as written.
@@ -28,7 +29,7 @@ pub enum InferenceId {
 
 impl InferenceId {
     /// Every id this version draws, in the order of their names.
-    pub const ALL: [InferenceId; 10] = [
+    pub const ALL: [InferenceId; 11] = [
         InferenceId::Cliff,
         InferenceId::ClosedLoopCeiling,
         InferenceId::DelayedAck,
@@ -38,6 +39,7 @@ impl InferenceId {
         InferenceId::Retrograde,
         InferenceId::ServesAtOnce,
         InferenceId::SloCrossing,
+        InferenceId::SlowConfirmation,
         InferenceId::StreamsPerConnection,
     ];
 
@@ -53,6 +55,7 @@ impl InferenceId {
             InferenceId::Retrograde => "retrograde",
             InferenceId::ServesAtOnce => "serves-at-once",
             InferenceId::SloCrossing => "slo-crossing",
+            InferenceId::SlowConfirmation => "slow-confirmation",
             InferenceId::StreamsPerConnection => "streams-per-connection",
             InferenceId::Other(name) => name,
         }
@@ -126,6 +129,13 @@ impl InferenceId {
             InferenceId::SloCrossing => {
                 "The p99 latency crossed the SLO's bound at this many in flight: pools that \
                  let more requests in at once break it."
+            }
+            InferenceId::SlowConfirmation => {
+                "The recommended pool read under half the service's peak in the run the \
+                 recommendation quotes, while another run of the same pool at the same load \
+                 carried at least half of it without failing: the low run was the \
+                 machine's (a busy neighbour), not the pool's, so the pick stands, and both \
+                 figures are given. A pool low in every run is not recommended."
             }
             InferenceId::StreamsPerConnection => {
                 "The server allows this many HTTP/2 streams per connection \
@@ -219,7 +229,8 @@ mod tests {
             InferenceId::Retrograde => 6,
             InferenceId::ServesAtOnce => 7,
             InferenceId::SloCrossing => 8,
-            InferenceId::StreamsPerConnection => 9,
+            InferenceId::SlowConfirmation => 9,
+            InferenceId::StreamsPerConnection => 10,
             InferenceId::Other(_) => return None,
         })
     }

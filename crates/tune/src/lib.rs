@@ -133,9 +133,10 @@ pub fn conclude(result: &mut TuneResult, scheme: &str) {
         .into_iter()
         .filter(|(p, _)| best.is_some_and(|b| p.throughput_rps >= WITHIN_BEST * b))
         .min_by_key(|(p, _)| p.pool_size);
-    let vetted = pick.map(|(p, tied)| vet::vet(result, p).map(|()| (p, tied)));
+    let vetted = pick.map(|(p, tied)| vet::vet(result, p).map(|slow| (p, tied, slow)));
     (result.recommendation, result.reason) = match vetted {
-        Some(Ok((p, tied))) => {
+        Some(Ok((p, tied, slow))) => {
+            result.inferences.extend(slow);
             let mut r = recommendation(p, tied, scheme);
             let t = timeouts(p, slo.as_ref(), result.server_idle.as_ref());
             r.client_settings = match r.spec.parse() {

@@ -13,18 +13,21 @@ use poolbench_model::{
 /// Below this share of the capacity's peak a pick needs a reason.
 const HALF: f64 = 0.5;
 
-/// Whether `p` may be recommended; `Err`: why not.
-pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
+/// Whether `p` may be recommended; `Err`: why not. `Ok(Some(_))`: it
+/// may, though it read under half the peak, because another run of the
+/// same pool at the same load carried it: the inference says so, with
+/// both figures, as the recommendation quotes the low one.
+pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<Option<Inference>, String> {
     if p.throughput_rps <= 0.0 || p.requests == 0 {
         return Err(format!("{} answered nothing", p.strategy));
     }
     let cap = &result.capacity;
     if p.throughput_rps >= HALF * cap.max_rps || ceiling(result, p).is_some() {
-        return Ok(());
+        return Ok(None);
     }
     if let TuneLoad::Rate(r) = result.load {
         if p.throughput_rps >= 0.9 * r {
-            return Ok(());
+            return Ok(None);
         }
     }
     // What the client's load got with one connection per request.
@@ -33,20 +36,37 @@ pub fn vet(result: &TuneResult, p: &TunePoint) -> Result<(), String> {
         .into_iter()
         .rfind(|q| q.in_flight <= load)
         .is_some_and(|q| q.throughput_rps <= 1.25 * p.throughput_rps);
+    if alike {
+        return Ok(None);
+    }
     // The same pool at the same load carried it in another run that did
     // not fail: this run's low figure is the machine's (a busy
     // neighbour), not the pool's.
     let stall_s = stall_threshold(cap.service_time_us);
-    let carried_before = result.points.iter().any(|q| {
-        q.phase != TunePhase::Capacity
-            && q.strategy == p.strategy
-            && q.in_flight == p.in_flight
-            && q.throughput_rps >= HALF * cap.max_rps
-            && failure(q, result.slo.as_ref(), stall_s).is_none()
-    });
-    match alike || carried_before {
-        true => Ok(()),
-        false => Err(format!(
+    let carried = result
+        .points
+        .iter()
+        .filter(|q| {
+            q.phase != TunePhase::Capacity
+                && q.strategy == p.strategy
+                && q.in_flight == p.in_flight
+                && q.throughput_rps >= HALF * cap.max_rps
+                && failure(q, result.slo.as_ref(), stall_s).is_none()
+        })
+        .max_by(|a, b| a.throughput_rps.total_cmp(&b.throughput_rps));
+    match carried {
+        Some(q) => Ok(Some(Inference {
+            id: InferenceId::SlowConfirmation,
+            text: format!(
+                "{} read {:.0} req/s in its confirmation, under half the service's {:.0}; another run of it carried {:.0}: the low run was the machine's (a busy neighbour), not the pool's",
+                p.strategy, p.throughput_rps, cap.max_rps, q.throughput_rps
+            ),
+            evidence: format!(
+                "{} at {} in flight: {:.0} req/s in the {:?} phase, {:.0} in the {:?} phase (the recommendation quotes the latter); the capacity search's peak {:.0} req/s at {} in flight",
+                p.strategy, p.in_flight, q.throughput_rps, q.phase, p.throughput_rps, p.phase, cap.max_rps, cap.max_rps_in_flight
+            ),
+        })),
+        None => Err(format!(
             "the best pool, {}, carried {:.0} req/s, under half the {:.0} req/s the service gave {} in flight, and nothing explains it",
             p.strategy, p.throughput_rps, cap.max_rps, cap.max_rps_in_flight
         )),
@@ -132,7 +152,7 @@ fn secs(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::vet;
-    use poolbench_model::{TuneLoad, TunePhase, TunePoint, TuneResult};
+    use poolbench_model::{InferenceId, TuneLoad, TunePhase, TunePoint, TuneResult};
 
     fn point(phase: TunePhase, pool: usize, in_flight: usize, rps: f64) -> TunePoint {
         TunePoint {
@@ -190,7 +210,10 @@ mod tests {
     #[test]
     fn a_pick_that_carried_the_load_in_another_run_is_not_refused_for_one_low_run() {
         let (r, pick) = searched(71_166.0);
-        assert_eq!(vet(&r, &pick), Ok(()));
+        let said = vet(&r, &pick).unwrap().expect("the low run is explained");
+        assert_eq!(said.id, InferenceId::SlowConfirmation);
+        assert!(said.text.contains("28121 req/s"), "{}", said.text);
+        assert!(said.text.contains("carried 71166"), "{}", said.text);
     }
 
     #[test]
@@ -199,6 +222,13 @@ mod tests {
         r.points[3].errors = 30_000;
         r.points[3].error_rate = 0.2;
         assert!(vet(&r, &pick).is_err());
+    }
+
+    #[test]
+    fn a_pick_above_half_the_peak_needs_no_explanation() {
+        let (r, mut pick) = searched(71_166.0);
+        pick.throughput_rps = 40_000.0;
+        assert_eq!(vet(&r, &pick), Ok(None));
     }
 
     #[test]
