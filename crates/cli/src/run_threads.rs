@@ -105,7 +105,6 @@ fn compare(
             }
         }
     }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     Ok(GeneratorThreads {
         threads: faster(&one, many, &more),
         in_flight: cell.concurrency,
@@ -117,12 +116,16 @@ fn compare(
 
 /// The load threads whose runs carried more on average: `many`, or one
 /// when one carried as much or more (or `many` was not measured).
-pub(crate) fn faster(one_rps: &[f64], many: usize, many_rps: &[f64]) -> usize {
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+fn faster(one_rps: &[f64], many: usize, many_rps: &[f64]) -> usize {
     match !many_rps.is_empty() && mean(many_rps) > mean(one_rps) {
         true => many,
         false => 1,
     }
+}
+
+/// The runs' mean throughput (0 without runs).
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
 /// The comparison in one line, for stderr before the cells.

@@ -67,6 +67,7 @@ pub use searcher::{keep_threads, Ask, Clock, Measure, Ran, Searcher, Setup, Wall
 pub use settings::{pipelined, settings, settings_with};
 pub use timeouts::{acquire_ms, client_idle_s, timeouts, ACQUIRE_FLOOR_MS, ACQUIRE_HEADROOM};
 pub use verdict::{close_to_best, meets, tie, WITHIN_BEST};
+pub use vet::vet;
 
 use poolbench_model::findings::Id;
 use poolbench_model::StrategySpec;

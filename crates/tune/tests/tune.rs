@@ -2,10 +2,12 @@
 //! its end against a known curve finds the knee, the cliff and how many
 //! the service serves at once; the pool search finds the smallest pool
 //! within 5% of the best; the confirmation calls a tie a tie.
-use poolbench_model::{Slo, TuneComparison, TunePhase, TunePoint};
+use poolbench_model::{
+    InferenceId, Slo, TuneComparison, TuneLoad, TunePhase, TunePoint, TuneResult,
+};
 use poolbench_tune::{
     capacity, confirm_sizes, confirmed_pick, decide, disturbed, needs_round, next_level, next_pool,
-    tie, verdicts, CapacityLimits, PoolBounds, PoolStep,
+    tie, verdicts, vet, CapacityLimits, PoolBounds, PoolStep,
 };
 
 /// A point of a service that works on `servers` requests at once, each
@@ -398,4 +400,67 @@ fn rounds_that_read_far_under_a_smaller_size_or_with_a_fast_reference_are_set_as
     let v = verdicts(&[&eight, &aside, &again], &[]);
     let v12 = v.iter().find(|v| v.pool_size == 12).unwrap();
     assert!(v12.good && v12.rounds == 2, "{v12:?}");
+}
+
+/// A point of `pool` connections at `in_flight` that carried `rps`.
+fn carried(phase: TunePhase, pool: usize, in_flight: usize, rps: f64) -> TunePoint {
+    let mut p = service(phase, in_flight, pool, pool, 1.0, None);
+    p.throughput_rps = rps;
+    p.requests = rps as u64;
+    p
+}
+
+/// CI, PostgreSQL at c=8 beside two other test lanes: capacity 57,000
+/// at 2 in flight, pool:8 71,000 in the pool search, then 28,000 in
+/// its confirmation.
+fn searched(pool_search_rps: f64) -> (TuneResult, TunePoint) {
+    let mut r = TuneResult::begin(
+        "postgres://db".into(),
+        TuneLoad::Concurrency(8),
+        None,
+        25.0,
+        vec!["pool".into()],
+    );
+    r.points = vec![
+        carried(TunePhase::Capacity, 1, 1, 20_459.0),
+        carried(TunePhase::Capacity, 2, 2, 56_968.0),
+        carried(TunePhase::Pool, 5, 8, 59_471.0),
+        carried(TunePhase::Pool, 8, 8, pool_search_rps),
+        carried(TunePhase::Confirm, 8, 8, 28_121.0),
+    ];
+    r.capacity.max_rps = 56_968.0;
+    r.capacity.max_rps_in_flight = 2;
+    let pick = r.points[4].clone();
+    (r, pick)
+}
+
+#[test]
+fn a_pick_that_carried_the_load_in_another_run_is_not_refused_for_one_low_run() {
+    let (r, pick) = searched(71_166.0);
+    let said = vet(&r, &pick).unwrap().expect("the low run is explained");
+    assert_eq!(said.id, InferenceId::SlowConfirmation);
+    assert!(said.text.contains("28121 req/s"), "{}", said.text);
+    assert!(said.text.contains("carried 71166"), "{}", said.text);
+}
+
+#[test]
+fn a_run_that_carried_the_load_with_errors_explains_nothing() {
+    let (mut r, pick) = searched(71_166.0);
+    r.points[3].errors = 30_000;
+    r.points[3].error_rate = 0.2;
+    assert!(vet(&r, &pick).is_err());
+}
+
+#[test]
+fn a_pick_above_half_the_peak_needs_no_explanation() {
+    let (r, mut pick) = searched(71_166.0);
+    pick.throughput_rps = 40_000.0;
+    assert_eq!(vet(&r, &pick), Ok(None));
+}
+
+#[test]
+fn a_pick_low_in_every_run_is_still_refused() {
+    let (r, pick) = searched(27_000.0);
+    let why = vet(&r, &pick).unwrap_err();
+    assert!(why.contains("nothing explains it"), "{why}");
 }
