@@ -13,6 +13,12 @@ set -euo pipefail
 rounds=${1:-3}
 duration=${2:-10s}
 server=${3:-serve}
+# DURATION in whole seconds, 10 or 10s: one line and exit 2 otherwise.
+seconds=${duration%s}
+case $seconds in '' | *[!0-9]*) echo "DURATION must be whole seconds (10 or 10s), not $duration" >&2; exit 2 ;; esac
+case $rounds in '' | *[!0-9]* | 0) echo "ROUNDS must be a whole number above 0, not $rounds" >&2; exit 2 ;; esac
+case $server in serve | nginx) ;; *) echo "SERVER must be serve or nginx, not $server" >&2; exit 2 ;; esac
+duration=${seconds}s
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 
