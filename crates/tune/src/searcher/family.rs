@@ -42,7 +42,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             }
             return Ok(());
         }
-        let mut upper = self.upper(in_flight);
+        let mut upper = self.settle_reference(family, spec, in_flight)?;
         if upper == 0 {
             return self.no_answer(family, "no pool size below the cliff".into());
         }
@@ -145,7 +145,7 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     /// Compare `n` connections with the `reference`, round by round (`n`,
     /// reference, `n`, reference …); both points and the rounds' ratios
     /// kept. `Some(why)`: the reference itself broke the bounds.
-    fn compare(
+    pub(super) fn compare(
         &mut self,
         family: &str,
         spec: StrategySpec,
@@ -304,12 +304,12 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
     }
 
     /// What one comparison of `rounds` rounds costs.
-    fn compare_cost(&self, rounds: u32) -> std::time::Duration {
+    pub(super) fn compare_cost(&self, rounds: u32) -> std::time::Duration {
         self.run_cost() * (2 * rounds)
     }
 
     /// Time kept for the confirmations of this family and the ones after.
-    fn reserve(&self) -> std::time::Duration {
+    pub(super) fn reserve(&self) -> std::time::Duration {
         self.compare_cost(CONFIRM_ROUNDS as u32) * self.families_left as u32
     }
 
@@ -322,23 +322,6 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
                 let s = self.service_s().unwrap_or(0.001);
                 ((8.0 * r * s).ceil() as usize).clamp(64, self.most.max(64))
             }
-        }
-    }
-
-    /// The largest pool worth trying: the client's load, below the cliff,
-    /// within the search's most; on a service whose throughput falls past
-    /// its peak, the level of the peak: a reference past it is a worse
-    /// one, against which every size looks good (one at 0.95 of the peak
-    /// passed sizes at 0.95 of itself, 0.9 of the peak).
-    fn upper(&self, in_flight: usize) -> usize {
-        let cap = &self.result.capacity;
-        let below_cliff = cap
-            .cliff_in_flight
-            .map_or(usize::MAX, |c| c.saturating_sub(1));
-        let upper = in_flight.min(below_cliff).min(self.setup.most_in_flight);
-        match cap.retrograde_from.filter(|&r| r <= upper) {
-            Some(fall) if cap.max_rps_in_flight < fall => cap.max_rps_in_flight.min(upper),
-            _ => upper,
         }
     }
 

@@ -8,6 +8,7 @@ mod capacity_phase;
 mod family;
 mod probes;
 mod recovery;
+mod reference;
 mod state;
 mod threads;
 
