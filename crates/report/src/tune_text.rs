@@ -248,7 +248,7 @@ fn comparisons_section(t: &mut String, r: &TuneResult) {
         t,
         "Each size against the reference (paired runs, interleaved; within 5% is good):"
     );
-    for c in &r.comparisons {
+    for (i, c) in r.comparisons.iter().enumerate() {
         let n = c.ratios.len().max(1) as f64;
         let mean = c.ratios.iter().sum::<f64>() / n;
         let rounds: Vec<String> = c.ratios.iter().map(|x| format!("{x:.2}")).collect();
@@ -268,6 +268,18 @@ fn comparisons_section(t: &mut String, r: &TuneResult) {
         );
         if let Some(why) = &c.set_aside {
             let _ = writeln!(t, "           set aside: {why}");
+        }
+        let next = r.comparisons[i + 1..].iter().find(|d| d.family == c.family);
+        if next.is_some_and(|d| d.reference == c.pool_size && d.reference != c.reference) {
+            let why = match mean * 0.95 >= 1.0 {
+                true => format!(": it carried {mean:.2}× of {}:{}", c.family, c.reference),
+                false => String::new(),
+            };
+            let _ = writeln!(
+                t,
+                "           from here the reference is {}:{}{why}",
+                c.family, c.pool_size
+            );
         }
     }
     t.push('\n');
@@ -398,5 +410,29 @@ mod tests {
             next.contains("(0.96, 0.97)") && !text.contains("set aside: None"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_reference_moved_to_the_peak_is_said_with_what_it_carried() {
+        let mut r = result(1, 1.0, 1.0);
+        let mk = |pool_size: usize, reference: usize, ratios: Vec<f64>| TuneComparison {
+            phase: TunePhase::Pool,
+            family: "pool".into(),
+            pool_size,
+            reference,
+            ratios,
+            set_aside: None,
+        };
+        r.comparisons = vec![
+            mk(32, 100, vec![1.08, 1.10]),
+            mk(12, 32, vec![0.96, 0.97]),
+            mk(8, 32, vec![0.90, 0.91]),
+        ];
+        let text = render_tune_text(&r);
+        let said = "from here the reference is pool:32: it carried 1.09× of pool:100";
+        assert_eq!(text.matches(said).count(), 1, "{text}");
+        // Kept at the load: nothing said.
+        r.comparisons = vec![mk(32, 100, vec![1.0, 0.99]), mk(12, 100, vec![0.96, 0.97])];
+        assert!(!render_tune_text(&r).contains("from here"));
     }
 }
