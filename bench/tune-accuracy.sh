@@ -65,7 +65,12 @@
 # the recommended size <= 1.1x the grid's smallest pool within 5% of best,
 # +1; tune's cliff within 10% of where the grid first fails: errors, a
 # stall, or a collapse, below 40% of the best size with at least half as
-# many connections, as tune counts it ("n/a, met" if neither finds one); tune done in <= 120 s + 10 s of wall clock. For
+# many connections, as tune counts it ("n/a, met" if neither finds one);
+# and, paired (TA_PAIRED rounds, default 4), the pick against the grid's
+# best size run in turn right after tune, >= 0.9x: the grid reads its
+# sizes minutes apart, and the machine's speed drifts more than 10% over
+# that (nginx's grid once read 7-9 at 0.87x of its best while paired runs
+# read pool:8 at 0.95-0.98x of pool:100); tune done in <= 120 s + 10 s of wall clock. For
 # fastapi the time bound is 120 s + 2 x 60 s + 10 s = 250 s: tune waits out
 # a frozen service outside its budget (each failure may add up to
 # --recovery, 60 s by default), and this one freezes at every point above
@@ -96,6 +101,12 @@
 #                       fastapi's 250 s)
 #   TA_C=100            every service's client load instead of its own (the
 #                       grid's largest size and tune's -c)
+#   TA_PAIRED=4         rounds of the paired check (0: none): after each tune,
+#                       its pick and the grid's best size run in turn (pick,
+#                       best; best, pick; ...) with tune's load threads, each
+#                       a grid cell's length, and the rounds' ratios' geometric
+#                       mean must be >= 0.9 ("throughput, paired"; column `thr
+#                       paired`). Not for fastapi (restarted per size).
 #   TA_SKIP_TUNE=1      the grid only (every bound NOT RUN)
 #   TA_OUT=DIR          keep the JSON of grid and tune there (default: a temp dir,
 #                       removed at exit)
@@ -111,6 +122,10 @@ cd "$(dirname "$0")/.." || exit 2
 bin=${POOLBENCH:-target/release/poolbench}
 [ -f "$bin" ] && [ -x "$bin" ] || { echo "tune-accuracy.sh: $bin is not an executable poolbench (build it: cargo build --release)" >&2; exit 2; }
 budget=${TA_BUDGET:-2m}
+paired_rounds=${TA_PAIRED:-4}
+case $paired_rounds in
+'' | *[!0-9]*) echo "tune-accuracy.sh: TA_PAIRED must be a count of rounds (0: no paired check), not '$paired_rounds'" >&2; exit 2 ;;
+esac
 all=(nginx workers freeze pg serve fastapi grpc-slow pg-cpu grpc-streams)
 runs=${RUNS:-1}
 wanted=()
@@ -501,7 +516,48 @@ tune_run() {
     if [ "$check_rc" -eq 0 ]; then
         tune_notes "$out/$s.tune$sfx.json" "$label" "$notes"
     fi
+    if [ "$check_rc" -eq 0 ] && [ -s "$out/$s.result$sfx.json" ]; then
+        paired_check "$out/$s.result$sfx.json" "$out/$s.tune$sfx.json" "$out/$s.paired$sfx"
+    fi
     [ -s "$out/$s.result$sfx.json" ] && svc_results+=("$out/$s.result$sfx.json")
+}
+
+# One run of SIZE connections with THREADS load threads, a grid cell's
+# length; its throughput on stdout (0 if it failed).
+one_cell() {
+    local size=$1 threads=$2 file=$3 strategy=$grid_strategy
+    [ -n "$one_is_shared" ] && [ "$size" -eq 1 ] && strategy=shared
+    "$bin" run "$url" "${run_extra[@]}" --threads "$threads" -s "$strategy" -c "$c" \
+        --pool "$size" -d "$cell_duration" --warmup "$cell_warmup" --format json -q \
+        -o "$file" >/dev/null 2>"$file.err"
+    "$py" -c 'import json, sys
+try:
+    print(json.load(open(sys.argv[1]))["cells"][0]["throughput_rps"])
+except (OSError, ValueError, KeyError, IndexError):
+    print(0)' "$file"
+}
+
+# Tune's pick against the grid's best size in $paired_rounds rounds right
+# after tune (pick then best, then best then pick, in turn), with tune's
+# load threads: the grid's sizes are minutes apart and the machine's speed
+# drifts 20% over that, more than the bound's 10%. Into RESULT; runs under
+# PREFIX. Not for a service restarted per size (its cells freeze it).
+paired_check() {
+    local result=$1 tune_json=$2 prefix=$3 sized pick best threads r reads=() a b
+    [ "$paired_rounds" -gt 0 ] && [ -z "$fresh_per_size" ] || return 0
+    sized=$("$py" bench/tune_accuracy.py pair-sizes "$result" "$tune_json") || return 0
+    read -r pick best threads <<<"$sized"
+    for ((r = 1; r <= paired_rounds; r++)); do
+        if [ $((r % 2)) -eq 1 ]; then
+            a=$(one_cell "$pick" "$threads" "$prefix.$r.pick.json")
+            b=$(one_cell "$best" "$threads" "$prefix.$r.best.json")
+        else
+            b=$(one_cell "$best" "$threads" "$prefix.$r.best.json")
+            a=$(one_cell "$pick" "$threads" "$prefix.$r.pick.json")
+        fi
+        reads+=("$a" "$b")
+    done
+    "$py" bench/tune_accuracy.py paired "$result" "$pick" "$best" "$threads" "${reads[@]}"
 }
 
 nproc_n=$(nproc)

@@ -374,6 +374,44 @@ def check(name, c, grid_path, tune_path, tune_rc, wall_s, out_path, run=""):
     json.dump(row, open(out_path, "w"), indent=1)
 
 
+def pair_sizes(result_path, tune_path):
+    """Tune's pick, the grid's best size and tune's load threads, for the
+    paired check; None where there is nothing to pair (no pick, no grid,
+    or the pick is the best size)."""
+    row = json.load(open(result_path))
+    pick = (row.get("tune_answer") or {}).get("pool_size")
+    best = (row.get("grid") or {}).get("best_pool")
+    if pick is None or best is None or pick == best:
+        return None
+    return pick, best, tune_threads(json.load(open(tune_path)))
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(max(x, 1e-9)) for x in xs) / len(xs))
+
+
+def paired(result_path, pick, best, threads, reads):
+    """The paired check's rounds (READS: the pick's and the best size's
+    throughput in turn, one pair a round) into RESULT_PATH's row, with
+    its verdict: the pick within THROUGHPUT_BOUND of the grid's best size
+    measured in the same minutes, so the machine's drift over the grid's
+    minutes does not decide it."""
+    row = json.load(open(result_path))
+    pairs = [(reads[i], reads[i + 1]) for i in range(0, len(reads) - 1, 2)]
+    ratios = [a / b if b > 0 else 0.0 for a, b in pairs]
+    if not ratios:
+        return
+    mean = geomean(ratios)
+    v = verdict(mean >= THROUGHPUT_BOUND)
+    row["paired"] = {"pick": pick, "best": best, "threads": threads, "ratios": ratios,
+                     "ratio": mean}
+    row["bounds"]["throughput_paired"] = v
+    print(f"  throughput, paired: pool {pick} / pool {best} (the grid's best size) = "
+          f"{mean:.2f}x over {len(ratios)} rounds with {threads} load thread(s), each order "
+          f"in turn ({', '.join(f'{x:.2f}' for x in ratios)}) (bound >= {THROUGHPUT_BOUND}x): {v}")
+    json.dump(row, open(result_path, "w"), indent=1)
+
+
 def near_line(tune):
     """The sizes tune's `pick-near-line` inference names, as (from, to)."""
     for i in tune.get("inferences") or []:
@@ -451,7 +489,7 @@ def git_commit():
 
 COLUMNS = ["service", "c", "grid best req/s (pool)", "grid ≤5% pool", "grid fails at",
            "tune pool", "grid req/s @rec", "tune req/s", "tune cliff", "wall s",
-           "thr grid", "thr tune", "size", "cliff", "budget"]
+           "thr grid", "thr tune", "thr paired", "size", "cliff", "budget"]
 
 
 def table_rows(results):
@@ -468,7 +506,9 @@ def table_rows(results):
                                                else f" (@{at['pool']})")) if at else "-",
             fmt(t.get("throughput_rps")), fmt(t.get("cliff_in_flight")),
             f"{r['wall_s']:.0f}",
-            b.get("throughput_grid", "-"), b.get("throughput_tune", "-"), b.get("size", "-"),
+            b.get("throughput_grid", "-"), b.get("throughput_tune", "-"),
+            (f"{r['paired']['ratio']:.2f}x {b['throughput_paired']}" if r.get("paired") else "-"),
+            b.get("size", "-"),
             b.get("cliff", "-"), b.get("budget", "-"),
         ])
     return out
@@ -499,7 +539,8 @@ def report(paths):
           "≥ 0.9× the grid's best (the grid's own figure at that size, and tune's figure); size "
           "≤ 1.1× the grid's smallest size within 5% of best, +1; cliff within 10% of where the "
           "grid first fails (errors, a stall, or a collapse below 40% of the best size with at "
-          "least half as many connections); done in ≤ 130 s of wall clock. With `--runs N`, tune runs N times "
+          "least half as many connections); done in ≤ 130 s of wall clock. Paired (`thr paired`): the pick and the grid's best size run in turn right after tune, "
+          "4 rounds (pick first, then best first, in turn) with tune's load threads, the rounds' ratios' geometric mean ≥ 0.9. With `--runs N`, tune runs N times "
           "on one grid (rows `SERVICE #i`); the picks agree when the largest ≤ 1.1× the "
           "smallest + 1.")
     print()
@@ -528,6 +569,13 @@ def main(argv):
     elif len(argv) in (8, 9) and argv[0] == "check":
         name, c, grid, tune, rc, wall, out = argv[1:8]
         check(name, int(c), grid, tune, int(rc), float(wall), out, *argv[8:])
+    elif len(argv) == 3 and argv[0] == "pair-sizes":
+        sized = pair_sizes(argv[1], argv[2])
+        if sized is None:
+            return 1
+        print(*sized)
+    elif len(argv) >= 6 and argv[0] == "paired":
+        paired(argv[1], int(argv[2]), int(argv[3]), int(argv[4]), [float(x) for x in argv[5:]])
     elif len(argv) >= 2 and argv[0] == "agree":
         agree(argv[1:])
     elif len(argv) >= 2 and argv[0] == "report":
