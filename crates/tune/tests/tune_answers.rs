@@ -103,6 +103,35 @@ fn a_plateau_from_6_to_400_in_flight_gets_about_6() {
     three_picks(service, 400, &["pool"], (6, 7), 10);
 }
 
+/// The picks of `seeds` searches of `service` at `c` in flight (60 s
+/// each, one noise per seed), each asserted within `ok`.
+fn picks_within(
+    service: &Service,
+    c: usize,
+    seeds: u64,
+    ok: std::ops::RangeInclusive<usize>,
+) -> Vec<usize> {
+    (1..=seeds)
+        .map(|seed| {
+            let r = tune_seeded(
+                service.clone(),
+                c,
+                &["pool"],
+                Duration::from_secs(60),
+                seed * 0x9e37_79b9,
+            );
+            let (sizes, pick) = pool_trail(&r);
+            let pick = pick.unwrap_or_else(|| panic!("seed {seed}: {:?}\n{}", r.reason, trail(&r)));
+            assert!(
+                ok.contains(&pick),
+                "seed {seed}: picked {pick} after {sizes:?}\n{}",
+                trail(&r)
+            );
+            pick
+        })
+        .collect()
+}
+
 #[test]
 fn a_plateau_reached_gradually_gets_near_its_smallest_size_within_5_percent() {
     // nginx's shape on 2 shared cores: throughput 200k × (1 − e^(−n/6.7))
@@ -115,24 +144,7 @@ fn a_plateau_reached_gradually_gets_near_its_smallest_size_within_5_percent() {
         soft: Some(6.7),
         ..Service::new(200, 1.0)
     };
-    let mut picks = Vec::new();
-    for seed in 1..=20u64 {
-        let r = tune_seeded(
-            service.clone(),
-            64,
-            &["pool"],
-            Duration::from_secs(60),
-            seed * 0x9e37_79b9,
-        );
-        let (sizes, pick) = pool_trail(&r);
-        let pick = pick.unwrap_or_else(|| panic!("seed {seed}: {:?}\n{}", r.reason, trail(&r)));
-        assert!(
-            (16..=32).contains(&pick),
-            "seed {seed}: picked {pick} after {sizes:?}\n{}",
-            trail(&r)
-        );
-        picks.push(pick);
-    }
+    let picks = picks_within(&service, 64, 20, 16..=32);
     let within = picks.iter().filter(|&&p| (16..=24).contains(&p)).count();
     assert!(within >= 18, "picks {picks:?}");
 }
@@ -153,24 +165,7 @@ fn a_plateau_that_sags_at_the_clients_load_is_judged_against_its_peak() {
         retrograde: Some((32, 0.002)),
         ..Service::new(200, 1.0)
     };
-    let mut picks = Vec::new();
-    for seed in 1..=10u64 {
-        let r = tune_seeded(
-            service.clone(),
-            100,
-            &["pool"],
-            Duration::from_secs(60),
-            seed * 0x9e37_79b9,
-        );
-        let (sizes, pick) = pool_trail(&r);
-        let pick = pick.unwrap_or_else(|| panic!("seed {seed}: {:?}\n{}", r.reason, trail(&r)));
-        assert!(
-            (16..=32).contains(&pick),
-            "seed {seed}: picked {pick} after {sizes:?}\n{}",
-            trail(&r)
-        );
-        picks.push(pick);
-    }
+    let picks = picks_within(&service, 100, 10, 16..=32);
     let within = picks.iter().filter(|&&p| (18..=24).contains(&p)).count();
     assert!(within >= 8, "picks {picks:?}");
 }
