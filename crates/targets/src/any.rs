@@ -253,6 +253,7 @@ impl Target for AnyTarget {
     fn follows_holder(&self) -> bool {
         match self {
             AnyTarget::Postgres(..) => true,
+            AnyTarget::Mysql(t) => t.follows_holder(),
             AnyTarget::Redis(t) => t.follows_holder(),
             _ => false,
         }

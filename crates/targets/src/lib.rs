@@ -69,9 +69,11 @@ pub trait Target: Connector<Error = RequestError> {
     }
 
     /// True when a connection leased to one task at a time
-    /// ([`Connector::connect_exclusive`]) is driven by that task alone and
-    /// moves to the I/O driver of whichever thread uses it, so the engine
-    /// may spread its workers over load threads with a driver each.
+    /// ([`Connector::connect_exclusive`]) is driven by that task alone
+    /// (no background task of its own) and either moves to the I/O driver
+    /// of whichever thread uses it or, used from another, still works
+    /// through the driver of the thread that opened it, so the engine may
+    /// spread its workers over load threads with a driver each.
     fn follows_holder(&self) -> bool {
         false
     }
