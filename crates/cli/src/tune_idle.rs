@@ -54,9 +54,24 @@ pub(crate) fn read(
             plan.connect_timeout,
         )
         .map_err(|e| e.to_string())?;
-        target
-            .server_idle(probe, left)
-            .await
-            .map_err(|e| e.to_string())
+        // A signal ends the look at once (its gaps run up to 30 s); the
+        // search then stops before any load and writes what it has.
+        tokio::select! {
+            idle = target.server_idle(probe, left) => idle.map_err(|e| e.to_string()),
+            () = interrupted() => Ok(Some(ServerIdle {
+                note: Some("not measured: interrupted".into()),
+                ..ServerIdle::default()
+            })),
+        }
     })
 }
+
+/// Resolves once a signal asked the run to stop.
+async fn interrupted() {
+    while poolbench_engine::interrupt::requested().is_none() {
+        tokio::time::sleep(INTERRUPT_POLL).await;
+    }
+}
+
+/// How often the look checks for a signal.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);

@@ -105,6 +105,61 @@ fn a_second_signal_ends_at_once() {
     let _ = std::fs::remove_file(&out);
 }
 
+/// `tune` looks at how long the server keeps an idle connection before
+/// any load, with gaps of up to 30 s: a signal then ends the look at once,
+/// and the result says why the search stopped (exit 130).
+#[test]
+fn a_signal_during_tunes_idle_look_ends_it_at_once() {
+    use std::io::{BufRead, BufReader, Read};
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    // The built-in server in a process of its own: its 60 s keep-alive is
+    // not known to tune, which measures it.
+    let mut server = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = format!("http://{}/", line.split_whitespace().last().unwrap());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["tune", &url, "-c", "2", "--budget", "60s"])
+        .args(["--idle-probe-max", "30s", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("idle:") {
+        let mut l = String::new();
+        if stderr.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        said.push_str(&l);
+    }
+    assert!(said.contains("measuring"), "{said}");
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, "INT");
+    let sent = Instant::now();
+    let done = child.wait_with_output().unwrap();
+    let stopped = sent.elapsed();
+    stderr.read_to_string(&mut said).unwrap();
+    signal(&server, "TERM");
+    let _ = server.wait();
+    assert!(
+        stopped < Duration::from_secs(3),
+        "took {stopped:?} to stop\n{said}"
+    );
+    assert_eq!(done.status.code(), Some(130), "{said}");
+    let r: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(r["stopped_early"], "interrupted", "{r}");
+    assert_eq!(r["server_idle"]["note"], "not measured: interrupted", "{r}");
+}
+
 /// `serve` on the first SIGINT or SIGTERM: the request in flight is
 /// answered, then it exits 0.
 #[test]
