@@ -35,6 +35,11 @@ impl Measure for EngineMeasure {
         self.reached = true;
         let mut run = poolbench_engine::run(&plan, None, &self.live).map_err(Failure::of_engine)?;
         poolbench_analysis::analyze(&mut run);
+        // A run a signal cut short (or ended before its cell began) is no
+        // measurement: the search, told so, ends with what it has.
+        if self.interrupted() && run.cells.iter().all(|c| c.interrupted) {
+            return Err(Failure::runtime("interrupted"));
+        }
         let cell = run
             .cells
             .pop()

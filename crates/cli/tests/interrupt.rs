@@ -105,6 +105,52 @@ fn a_second_signal_ends_at_once() {
     let _ = std::fs::remove_file(&out);
 }
 
+/// `tune` stopped mid-search: the points measured whole are kept, the
+/// one the signal cut is not taken for a failure, and it exits 130.
+#[test]
+fn sigint_mid_tune_keeps_the_points_and_exits_130() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args([
+            "tune",
+            "-c",
+            "32",
+            "--server-delay",
+            "5ms",
+            "--budget",
+            "60s",
+        ])
+        .args(["--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(3500));
+    signal(&child, "INT");
+    let sent = Instant::now();
+    let done = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&done.stderr);
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(done.status.code(), Some(130), "{said}");
+    let r: Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(r["stopped_early"], "interrupted", "{r}");
+    let points = r["points"].as_array().unwrap();
+    assert!(!points.is_empty(), "{said}");
+    for p in points {
+        assert!(p["requests"].as_u64().unwrap() > 0, "{p}");
+        assert_eq!(p["error_rate"].as_f64().unwrap(), 0.0, "{p}");
+    }
+    assert!(
+        r["capacity"]["cliff_in_flight"].is_null(),
+        "{}",
+        r["capacity"]
+    );
+}
+
 /// `tune` looks at how long the server keeps an idle connection before
 /// any load, with gaps of up to 30 s: a signal then ends the look at once,
 /// and the result says why the search stopped (exit 130).

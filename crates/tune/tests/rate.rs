@@ -308,3 +308,27 @@ fn within_3_percent_the_answer_is_repeated_and_a_failed_repetition_lowers_it() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn ctrl_c_ends_the_rate_search_with_the_holds_before_it() {
+    // The hold the signal falls in fails (cut short): whenever it comes,
+    // the search ends without an error, says why, and keeps only the
+    // holds measured whole before it.
+    let mut interrupted = 0;
+    for at in (1..=90).step_by(4) {
+        let at = Duration::from_secs(at);
+        let mut q = Queue::new(1200.0, 20.0);
+        q.interrupt_at = Some(at);
+        let (r, _, took) = search(q, setup("p99<100ms", 120), 3);
+        if took < at {
+            continue;
+        }
+        interrupted += 1;
+        assert_eq!(r.stopped_early.as_deref(), Some("interrupted"), "at {at:?}");
+        assert!(
+            r.rate_points.iter().all(|p| p.requests > 0),
+            "at {at:?}: a hold cut short was kept"
+        );
+    }
+    assert!(interrupted > 5, "{interrupted} searches interrupted");
+}

@@ -28,6 +28,9 @@ pub(crate) struct Queue {
     pub(crate) freeze_each: Duration,
     /// poolbench sends at most this many req/s, its cores busy above it.
     pub(crate) generator: Option<f64>,
+    /// The user's Ctrl-C at this time: a run it falls in fails, as the
+    /// engine's cut-short run does.
+    pub(crate) interrupt_at: Option<Duration>,
 }
 
 impl Queue {
@@ -40,6 +43,7 @@ impl Queue {
             freeze_for: Duration::ZERO,
             freeze_each: Duration::ZERO,
             generator: None,
+            interrupt_at: None,
         }
     }
 }
@@ -89,6 +93,9 @@ impl Measure for SimQueue {
             (None, Some(_)) => self.ping(ask),
             (None, None) => self.alone(ask),
         };
+        if self.interrupted() {
+            return Err("interrupted".into());
+        }
         Ok(Ran {
             cell,
             findings: Vec::new(),
@@ -96,7 +103,9 @@ impl Measure for SimQueue {
     }
 
     fn interrupted(&self) -> bool {
-        false
+        self.queue
+            .interrupt_at
+            .is_some_and(|at| self.clock.now() >= at)
     }
 }
 

@@ -71,6 +71,9 @@ pub(crate) struct Service {
     pub(crate) burst: Option<(Duration, Duration, f64)>,
     /// What it answers the probes before any load.
     pub(crate) probed: Probed,
+    /// The user's Ctrl-C at this time: a run it falls in fails, as the
+    /// engine's cut-short run does (the binary's `Measure`).
+    pub(crate) interrupt_at: Option<Duration>,
 }
 
 /// What a simulated service answers the search's probes (probes.rs).
@@ -102,6 +105,7 @@ impl Service {
             lag: None,
             burst: None,
             probed: Probed::default(),
+            interrupt_at: None,
         }
     }
 }
@@ -196,6 +200,9 @@ impl Measure for Sim {
         }
         self.clock
             .sleep(warmup + ask.window + Duration::from_millis(100));
+        if self.interrupted() {
+            return Err("interrupted".into());
+        }
         Ok(Ran {
             cell: c,
             findings: Vec::new(),
@@ -203,7 +210,9 @@ impl Measure for Sim {
     }
 
     fn interrupted(&self) -> bool {
-        false
+        self.service
+            .interrupt_at
+            .is_some_and(|at| self.clock.now() >= at)
     }
 
     fn server_limit(&mut self) -> Result<Option<ServerLimit>, String> {
@@ -677,4 +686,48 @@ fn a_service_that_collapses_after_a_delay_gets_a_cliff_there() {
     assert!((20..40).contains(&rec.pool_size), "{rec:?}");
     assert!(rec.cap.is_some());
     assert_waited_out(&r);
+}
+
+#[test]
+fn ctrl_c_ends_the_search_with_what_it_measured_and_no_failure_made_of_it() {
+    // The run the signal falls in fails (the engine's cut-short run, or
+    // none at all): whenever it comes, the search ends without an error,
+    // says why, keeps the points before it, and never takes the cut run
+    // for a failing point (no cliff on a service that never fails).
+    for at in (1..=80).step_by(3) {
+        let at = Duration::from_secs(at);
+        let service = Service {
+            interrupt_at: Some(at),
+            ..Service::new(8, 5.0)
+        };
+        let r = tune_within(
+            service,
+            (64, &["pool"]),
+            Duration::from_secs(60),
+            7,
+            Duration::from_secs(60),
+        );
+        let done = Duration::from_secs_f64(r.elapsed_s);
+        if done < at {
+            continue;
+        }
+        assert_eq!(r.stopped_early.as_deref(), Some("interrupted"), "at {at:?}");
+        assert!(r.recommendation.is_none(), "at {at:?}");
+        assert!(
+            r.capacity.cliff_in_flight.is_none(),
+            "at {at:?}\n{}",
+            trail(&r)
+        );
+        assert!(
+            r.points
+                .iter()
+                .all(|p| p.requests > 0 && p.error_rate == 0.0),
+            "at {at:?}\n{}",
+            trail(&r)
+        );
+        assert!(
+            at < Duration::from_secs(3) || !r.points.is_empty(),
+            "at {at:?}"
+        );
+    }
 }

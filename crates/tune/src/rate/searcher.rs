@@ -92,8 +92,17 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
     pub fn run(mut self) -> Result<RateResult, M::Error> {
         self.result.most_in_flight = self.setup.most_in_flight;
         self.result.budget_s = self.setup.budget.as_secs_f64();
-        if let Some(start) = self.alone()? {
-            self.search(start)?;
+        let searched = match self.alone() {
+            Ok(Some(start)) => self.search(start),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        };
+        match searched {
+            Ok(()) => {}
+            // A run a signal cut short is no measurement and fails: the
+            // search ends with what it had before it.
+            Err(_) if self.measure.interrupted() => {}
+            Err(e) => return Err(e),
         }
         if self.measure.interrupted() && self.result.stopped_early.is_none() {
             self.result.stopped_early = Some("interrupted".into());

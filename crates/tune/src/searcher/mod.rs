@@ -21,6 +21,21 @@ use poolbench_model::TuneResult;
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The whole search; the result before its conclusions (`conclude`).
     pub fn run(mut self) -> Result<TuneResult, M::Error> {
+        match self.search() {
+            Ok(()) => {}
+            // A run a signal cut short is no measurement and fails: the
+            // search ends with what it had before it.
+            Err(_) if self.measure.interrupted() => {}
+            Err(e) => return Err(e),
+        }
+        if self.measure.interrupted() && self.result.stopped_early.is_none() {
+            self.result.stopped_early = Some("interrupted".into());
+        }
+        self.result.elapsed_s = self.clock.now().as_secs_f64();
+        Ok(self.result)
+    }
+
+    fn search(&mut self) -> Result<(), M::Error> {
         self.probes()?;
         // Every family skipped before the search (each with its reason):
         // nothing is worth loading the service for.
@@ -36,10 +51,6 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
             self.families_left = families.len() - i;
             self.family_phase(family)?;
         }
-        if self.measure.interrupted() && self.result.stopped_early.is_none() {
-            self.result.stopped_early = Some("interrupted".into());
-        }
-        self.result.elapsed_s = self.clock.now().as_secs_f64();
-        Ok(self.result)
+        Ok(())
     }
 }
