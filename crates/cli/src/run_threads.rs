@@ -59,7 +59,10 @@ pub(crate) fn choose(
         return Ok(None);
     };
     let g = compare(plan, cell, plan.threads, counters)?;
-    if !quiet {
+    // A signal cut the comparison short: the run stops before its first
+    // cell, and half a comparison says nothing.
+    let cut = poolbench_engine::interrupt::requested().is_some();
+    if !quiet && !cut {
         eprintln!("{}", describe(&g, &cell.label()));
     }
     plan.threads = g.threads;
@@ -125,7 +128,11 @@ fn faster(one_rps: &[f64], many: usize, many_rps: &[f64]) -> usize {
 
 /// The runs' mean throughput (0 without runs).
 fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
+    match v.is_empty() {
+        // Not the empty sum, -0.0, printed "-0".
+        true => 0.0,
+        false => v.iter().sum::<f64>() / v.len() as f64,
+    }
 }
 
 /// The comparison in one line, for stderr before the cells.
@@ -167,6 +174,12 @@ mod tests {
         // A tie keeps one thread (a core left to the service).
         assert_eq!(faster(&[100.0, 100.0], 2, &[100.0, 100.0]), 1);
         assert_eq!(faster(&[100.0], 2, &[]), 1);
+    }
+
+    #[test]
+    fn no_runs_read_zero_not_minus_zero() {
+        assert_eq!(format!("{:.0}", mean(&[])), "0");
+        assert_eq!(mean(&[1.0, 3.0]), 2.0);
     }
 
     #[test]
