@@ -105,6 +105,25 @@ fn a_second_signal_ends_at_once() {
     let _ = std::fs::remove_file(&out);
 }
 
+/// `poolbench serve` on a free port with `extra`, and the address it
+/// printed.
+fn serve(extra: &[&str]) -> (Child, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.split_whitespace().last().unwrap().to_string();
+    (child, addr)
+}
+
 /// `tune` stopped mid-search: the points measured whole are kept, the
 /// one the signal cut is not taken for a failure, and it exits 130.
 #[test]
@@ -160,17 +179,8 @@ fn a_signal_during_tunes_idle_look_ends_it_at_once() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The built-in server in a process of its own: its 60 s keep-alive is
     // not known to tune, which measures it.
-    let mut server = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = format!("http://{}/", line.split_whitespace().last().unwrap());
+    let (mut server, addr) = serve(&[]);
+    let url = format!("http://{addr}/");
     let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
         .args(["tune", &url, "-c", "2", "--budget", "60s"])
         .args(["--idle-probe-max", "30s", "--format", "json"])
@@ -210,19 +220,9 @@ fn a_signal_during_tunes_idle_look_ends_it_at_once() {
 /// answered, then it exits 0.
 #[test]
 fn serve_answers_what_is_in_flight_then_exits_0() {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::{Read, Write};
     for sig in ["TERM", "INT"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--delay", "800ms"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line.split_whitespace().last().unwrap().to_string();
+        let (mut child, addr) = serve(&["--delay", "800ms"]);
         let mut conn = std::net::TcpStream::connect(&addr).unwrap();
         conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         write!(conn, "GET / HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();

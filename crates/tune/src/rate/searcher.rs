@@ -2,7 +2,7 @@
 //! chooses, each failure waited out, within the budget.
 use super::judge::judge;
 use super::next::{next, Next};
-use crate::searcher::{keep_finding, Ask, Clock, Measure, EXPECTED};
+use crate::searcher::{end_of_search, keep_finding, Ask, Clock, Measure, EXPECTED};
 use poolbench_model::findings::Id;
 use poolbench_model::{
     CellResult, RatePhase, RatePoint, RateResult, RateVerdict, Slo, StrategySpec, TunePhase,
@@ -97,16 +97,7 @@ impl<M: Measure, C: Clock> RateSearcher<M, C> {
             Ok(None) => Ok(()),
             Err(e) => Err(e),
         };
-        match searched {
-            Ok(()) => {}
-            // A run a signal cut short is no measurement and fails: the
-            // search ends with what it had before it.
-            Err(_) if self.measure.interrupted() => {}
-            Err(e) => return Err(e),
-        }
-        if self.measure.interrupted() && self.result.stopped_early.is_none() {
-            self.result.stopped_early = Some("interrupted".into());
-        }
+        end_of_search(&self.measure, searched, &mut self.result.stopped_early)?;
         self.result.elapsed_s = self.clock.now().as_secs_f64();
         super::answer::conclude(&mut self.result);
         Ok(self.result)

@@ -12,7 +12,7 @@ mod reference;
 mod state;
 mod threads;
 
-pub(crate) use state::{keep_finding, EXPECTED};
+pub(crate) use state::{end_of_search, keep_finding, EXPECTED};
 pub use state::{Ask, Clock, Measure, Ran, Searcher, Setup, WallClock};
 pub use threads::keep_threads;
 
@@ -21,16 +21,8 @@ use poolbench_model::TuneResult;
 impl<M: Measure, C: Clock> Searcher<M, C> {
     /// The whole search; the result before its conclusions (`conclude`).
     pub fn run(mut self) -> Result<TuneResult, M::Error> {
-        match self.search() {
-            Ok(()) => {}
-            // A run a signal cut short is no measurement and fails: the
-            // search ends with what it had before it.
-            Err(_) if self.measure.interrupted() => {}
-            Err(e) => return Err(e),
-        }
-        if self.measure.interrupted() && self.result.stopped_early.is_none() {
-            self.result.stopped_early = Some("interrupted".into());
-        }
+        let searched = self.search();
+        end_of_search(&self.measure, searched, &mut self.result.stopped_early)?;
         self.result.elapsed_s = self.clock.now().as_secs_f64();
         Ok(self.result)
     }

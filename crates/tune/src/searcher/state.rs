@@ -61,7 +61,9 @@ pub struct Ran {
 /// Runs points: the engine in the binary, a simulated service in tests.
 pub trait Measure {
     type Error;
-    /// One run of one cell.
+    /// One run of one cell. A run a stop ([`Measure::interrupted`]) cut
+    /// short or kept from starting is no measurement: an error, after
+    /// which the search ends with what it had.
     fn run(&mut self, ask: &Ask) -> Result<Ran, Self::Error>;
     /// Whether the user asked to stop (Ctrl-C).
     fn interrupted(&self) -> bool;
@@ -343,6 +345,24 @@ impl<M: Measure, C: Clock> Searcher<M, C> {
         }
         Ok(ran.cell)
     }
+}
+
+/// A search's end: its error, unless a stop came first (the run the stop
+/// cut fails, and the search then ends with what it had); a stop noted in
+/// `stopped_early`.
+pub(crate) fn end_of_search<M: Measure>(
+    measure: &M,
+    searched: Result<(), M::Error>,
+    stopped_early: &mut Option<String>,
+) -> Result<(), M::Error> {
+    match searched {
+        Err(_) if measure.interrupted() => {}
+        other => other?,
+    }
+    if measure.interrupted() && stopped_early.is_none() {
+        *stopped_early = Some("interrupted".into());
+    }
+    Ok(())
 }
 
 /// The generator's own limit, if this point reached it: all the cores
