@@ -105,8 +105,8 @@ fn a_second_signal_ends_at_once() {
     let _ = std::fs::remove_file(&out);
 }
 
-/// Stopped "at once": well under the 14.5 s the idle look took to stop
-/// before it heard signals, with room for a slow machine.
+/// A stopped tune ends within this: a hang guard (it stops in well under
+/// a second).
 const STOPS_WITHIN: Duration = Duration::from_secs(10);
 
 /// `child`'s stderr read up to the first line holding `needle`: the
@@ -128,55 +128,39 @@ fn until_said(
     (stderr, said)
 }
 
-/// `poolbench serve` on a free port with `extra`, and the address it
-/// printed.
-fn serve(extra: &[&str]) -> (Child, String) {
-    use std::io::{BufRead, BufReader};
+/// `tune ARGS --format json`, sent SIGINT `after` its stderr first says
+/// `said`: its output, and all it wrote to stderr. It must stop (a hang
+/// guard, not a speed bound).
+fn tune_stopped(args: &[&str], said: &str, after: Duration) -> (std::process::Output, String) {
+    use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .args(extra)
+        .arg("tune")
+        .args(args)
+        .args(["--format", "json"])
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.split_whitespace().last().unwrap().to_string();
-    (child, addr)
+    let (mut stderr, mut text) = until_said(&mut child, said);
+    assert!(text.contains(said), "tune never said {said:?}: {text}");
+    std::thread::sleep(after);
+    signal(&child, "INT");
+    let sent = Instant::now();
+    let done = child.wait_with_output().unwrap();
+    let stopped = sent.elapsed();
+    stderr.read_to_string(&mut text).unwrap();
+    assert!(stopped < STOPS_WITHIN, "took {stopped:?} to stop\n{text}");
+    (done, text)
 }
 
 /// `tune` stopped mid-search: the points measured whole are kept, the
 /// one the signal cut is not taken for a failure, and it exits 130.
 #[test]
 fn sigint_mid_tune_keeps_the_points_and_exits_130() {
-    use std::io::Read;
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args([
-            "tune",
-            "-c",
-            "32",
-            "--server-delay",
-            "5ms",
-            "--budget",
-            "60s",
-        ])
-        .args(["--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Once the first point is measured, into the second.
-    let (mut stderr, mut said) = until_said(&mut child, "capacity");
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "INT");
-    let sent = Instant::now();
-    let done = child.wait_with_output().unwrap();
-    let stopped = sent.elapsed();
-    stderr.read_to_string(&mut said).unwrap();
-    assert!(stopped < STOPS_WITHIN, "took {stopped:?} to stop\n{said}");
+    let args = ["-c", "32", "--server-delay", "5ms", "--budget", "28s"];
+    let (done, said) = tune_stopped(&args, "capacity", Duration::from_millis(300));
     assert_eq!(done.status.code(), Some(130), "{said}");
     let r: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(r["stopped_early"], "interrupted", "{r}");
@@ -194,34 +178,27 @@ fn sigint_mid_tune_keeps_the_points_and_exits_130() {
 }
 
 /// `tune` looks at how long the server keeps an idle connection before
-/// any load, with gaps of up to 30 s: a signal then ends the look at once,
-/// and the result says why the search stopped (exit 130).
+/// any load, with gaps of up to a quarter of the budget: a signal ends
+/// the look at once (before, the look ran to its end and its result was
+/// written), and the result says why the search stopped (exit 130).
 #[test]
 fn a_signal_during_tunes_idle_look_ends_it_at_once() {
-    use std::io::Read;
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     // The built-in server in a process of its own: its 60 s keep-alive is
     // not known to tune, which measures it.
-    let (mut server, addr) = serve(&[]);
-    let url = format!("http://{addr}/");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
-        .args(["tune", &url, "-c", "2", "--budget", "60s"])
-        .args(["--idle-probe-max", "30s", "--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (mut stderr, mut said) = until_said(&mut child, "idle:");
+    let server = crate::services::Serve::start(&[]);
+    let url = server.url("/");
+    let args = [
+        &url,
+        "-c",
+        "2",
+        "--budget",
+        "28s",
+        "--idle-probe-max",
+        "20s",
+    ];
+    let (done, said) = tune_stopped(&args, "idle:", Duration::from_millis(500));
     assert!(said.contains("measuring"), "{said}");
-    std::thread::sleep(Duration::from_millis(500));
-    signal(&child, "INT");
-    let sent = Instant::now();
-    let done = child.wait_with_output().unwrap();
-    let stopped = sent.elapsed();
-    stderr.read_to_string(&mut said).unwrap();
-    signal(&server, "TERM");
-    let _ = server.wait();
-    assert!(stopped < STOPS_WITHIN, "took {stopped:?} to stop\n{said}");
     assert_eq!(done.status.code(), Some(130), "{said}");
     let r: Value = serde_json::from_slice(&done.stdout).unwrap();
     assert_eq!(r["stopped_early"], "interrupted", "{r}");
@@ -232,9 +209,19 @@ fn a_signal_during_tunes_idle_look_ends_it_at_once() {
 /// answered, then it exits 0.
 #[test]
 fn serve_answers_what_is_in_flight_then_exits_0() {
-    use std::io::{Read, Write};
+    use std::io::{BufRead, BufReader, Read, Write};
     for sig in ["TERM", "INT"] {
-        let (mut child, addr) = serve(&["--delay", "800ms"]);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_poolbench"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--delay", "800ms"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line.split_whitespace().last().unwrap().to_string();
         let mut conn = std::net::TcpStream::connect(&addr).unwrap();
         conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         write!(conn, "GET / HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
