@@ -12,6 +12,7 @@ mod rate;
 mod rate_sim;
 mod tune;
 mod tune_answers;
+mod tune_failures;
 mod tune_loop;
 mod tune_probes;
 mod tune_threads;
